@@ -1,0 +1,1 @@
+"""Provider adapters, installed as `toolwire.adapters` and registered through entry points."""

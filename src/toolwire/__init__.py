@@ -1,0 +1,116 @@
+"""toolwire: one tool definition for every LLM provider API.
+
+Define tools once (`create_tool`, `@tool`), encode them for any API surface
+(`get_adapter(api).encode_tools`), normalize whatever comes back into unified events
+(`get_adapter(api).normalize`), run the calls (`execute_tool`) and send the results back.
+No provider SDK is imported here: each adapter imports its own, when it is asked for.
+"""
+
+from __future__ import annotations
+
+from .adapter import Adapter, EncodedTools, EncodeOptions, StreamDecoder
+from .capabilities import Capabilities
+from .compat import CompatibilityWarning, Degradation
+from .decorator import tool
+from .events import Event, FinishReason, Usage
+from .exceptions import (
+    AdapterNotFound,
+    ConfigurationError,
+    ProtocolError,
+    SchemaError,
+    StreamProtocolError,
+    ToolDefinitionError,
+    ToolInputError,
+    ToolNameCollisionError,
+    ToolwireError,
+)
+from .messages import (
+    AssistantMessage,
+    Message,
+    ReasoningPart,
+    SystemMessage,
+    TextPart,
+    ToolMessage,
+    UserMessage,
+    assistant_message,
+)
+from .registry import get_adapter, list_adapters, register_adapter
+from .results import (
+    ToolCall,
+    ToolResult,
+    content,
+    custom,
+    error_json,
+    error_text,
+    execution_denied,
+    file_data,
+    file_id,
+    file_url,
+    image_data,
+    image_file_id,
+    image_url,
+    json_output,
+    text,
+    text_part,
+)
+from .schema import CompiledSchema, compile_schema
+from .tool_choice import ToolChoice
+from .tools import McpProperties, Tool, ToolAnnotations, ToolTransform, create_tool
+
+__all__ = [
+    "Adapter",
+    "AdapterNotFound",
+    "AssistantMessage",
+    "Capabilities",
+    "CompatibilityWarning",
+    "CompiledSchema",
+    "ConfigurationError",
+    "Degradation",
+    "EncodeOptions",
+    "EncodedTools",
+    "Event",
+    "FinishReason",
+    "McpProperties",
+    "Message",
+    "ProtocolError",
+    "ReasoningPart",
+    "SchemaError",
+    "StreamDecoder",
+    "StreamProtocolError",
+    "SystemMessage",
+    "TextPart",
+    "Tool",
+    "ToolAnnotations",
+    "ToolCall",
+    "ToolChoice",
+    "ToolDefinitionError",
+    "ToolInputError",
+    "ToolMessage",
+    "ToolNameCollisionError",
+    "ToolResult",
+    "ToolTransform",
+    "ToolwireError",
+    "Usage",
+    "UserMessage",
+    "assistant_message",
+    "compile_schema",
+    "content",
+    "create_tool",
+    "custom",
+    "error_json",
+    "error_text",
+    "execution_denied",
+    "file_data",
+    "file_id",
+    "file_url",
+    "get_adapter",
+    "image_data",
+    "image_file_id",
+    "image_url",
+    "json_output",
+    "list_adapters",
+    "register_adapter",
+    "text",
+    "text_part",
+    "tool",
+]

@@ -1,0 +1,262 @@
+"""Every kind of response source turned into one sequence of frames (decoded JSON objects).
+
+A source is a raw body (bytes or text: a JSON response, an SSE stream, a JSON-array stream,
+newline-delimited JSON), an iterable of such chunks as they arrive, an iterable of dicts or
+SDK objects, or one SDK response object. Bytes that do not decode become `FrameError`s with
+the byte offset, never exceptions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterable, Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic
+
+from ._sse import SseDecoder
+
+
+@dataclass(frozen=True, slots=True)
+class FrameError:
+    """A part of the source that could not be decoded."""
+
+    message: str
+    offset: int | None = None
+
+    def __str__(self) -> str:
+        where = f" at byte {self.offset}" if self.offset is not None else ""
+        return f"{self.message}{where}"
+
+
+SdkConverter = Callable[[Any], Any]
+
+
+class ChunkDecoder:
+    """Decodes raw byte chunks, choosing SSE, JSON array, or JSON/NDJSON from the first byte."""
+
+    def __init__(self) -> None:
+        self._kind: str | None = None
+        self._sse = SseDecoder()
+        self._array = _JsonArraySplitter()
+        self._held = bytearray()
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        """Frames (and `FrameError`s) completed by `chunk`."""
+        if self._kind is None:
+            self._held += chunk
+            stripped = self._held.lstrip()
+            if not stripped:
+                return []
+            first = stripped[:1]
+            self._kind = "array" if first == b"[" else "json" if first == b"{" else "sse"
+            chunk, self._held = bytes(self._held), bytearray()
+            if self._kind == "json":
+                self._held += chunk
+                return []
+        if self._kind == "json":
+            self._held += chunk
+            return []
+        if self._kind == "array":
+            return self._array.feed(chunk)
+        return _sse_frames(self._sse.feed(chunk))
+
+    def close(self) -> list[Any]:
+        """Frames still held at the end of the body."""
+        if self._kind == "json":
+            return _json_body_frames(bytes(self._held))
+        if self._kind == "array":
+            return self._array.close()
+        if self._kind == "sse":
+            return _sse_frames(self._sse.close())
+        return []
+
+
+def _sse_frames(events: Iterable[Any]) -> list[Any]:
+    frames: list[Any] = []
+    for event in events:
+        data = event.data
+        if data == "[DONE]":
+            continue
+        try:
+            frame = json.loads(data)
+        except ValueError as exc:
+            frames.append(FrameError(f"malformed JSON in SSE event ({exc}): {data[:80]!r}", event.offset))
+            continue
+        if isinstance(frame, dict) and event.event and "type" not in frame:
+            frame["type"] = event.event
+        frames.append(frame)
+    return frames
+
+
+def _json_body_frames(body: bytes) -> list[Any]:
+    """A whole JSON body; falls back to one object per line (NDJSON / chunk logs)."""
+    try:
+        value = json.loads(body)
+    except ValueError as whole_error:
+        frames: list[Any] = []
+        offset = 0
+        parsed_any = False
+        for line in body.splitlines(keepends=True):
+            text = line.strip()
+            if text:
+                try:
+                    frames.append(json.loads(text))
+                    parsed_any = True
+                except ValueError as exc:
+                    frames.append(FrameError(f"malformed JSON line ({exc})", offset))
+            offset += len(line)
+        if parsed_any:
+            return frames
+        return [FrameError(f"malformed JSON body ({whole_error})", _error_offset(body, whole_error))]
+    return list(value) if isinstance(value, list) else [value]  # pyright: ignore[reportUnknownArgumentType]
+
+
+def _error_offset(body: bytes, error: ValueError) -> int | None:
+    position = getattr(error, "pos", None)
+    if not isinstance(position, int):
+        return None
+    text = body.decode("utf-8", errors="replace")
+    return len(text[:position].encode("utf-8"))
+
+
+_ARRAY_SPECIAL = re.compile(rb'["\\{}\[\]]')
+
+
+class _JsonArraySplitter:
+    """Splits a streamed top-level JSON array (`[{...},{...}]`) into its elements as they close."""
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+        self._consumed = 0
+        self._depth = 0
+        self._in_string = False
+        self._escape = False
+        self._element_start: int | None = None
+        self._scan = 0
+
+    def feed(self, chunk: bytes) -> list[Any]:
+        self._buffer += chunk
+        frames: list[Any] = []
+        buffer = self._buffer
+        position = self._scan
+        while position < len(buffer):
+            if self._in_string:
+                position = self._skip_string(buffer, position)
+                continue
+            match = _ARRAY_SPECIAL.search(buffer, position)
+            if match is None:
+                position = len(buffer)
+                break
+            position = match.start()
+            char = buffer[position]
+            position += 1
+            if char == 0x22:  # '"'
+                self._in_string = True
+            elif char in (0x7B, 0x5B):  # '{' '['
+                self._depth += 1
+                if self._depth == 2:
+                    self._element_start = position - 1
+            elif char in (0x7D, 0x5D):  # '}' ']'
+                self._depth -= 1
+                if self._depth == 1 and self._element_start is not None:
+                    frames.append(self._element(buffer, self._element_start, position))
+                    self._element_start = None
+        self._scan = position
+        self._compact()
+        return frames
+
+    def _skip_string(self, buffer: bytearray, position: int) -> int:
+        while position < len(buffer):
+            char = buffer[position]
+            position += 1
+            if self._escape:
+                self._escape = False
+            elif char == 0x5C:  # backslash
+                self._escape = True
+            elif char == 0x22:
+                self._in_string = False
+                break
+        return position
+
+    def _element(self, buffer: bytearray, start: int, end: int) -> Any:
+        try:
+            return json.loads(bytes(buffer[start:end]))
+        except ValueError as exc:
+            return FrameError(f"malformed JSON array element ({exc})", self._consumed + start)
+
+    def _compact(self) -> None:
+        keep_from = self._element_start if self._element_start is not None else self._scan
+        if keep_from > 65536:
+            del self._buffer[:keep_from]
+            self._consumed += keep_from
+            self._scan -= keep_from
+            if self._element_start is not None:
+                self._element_start -= keep_from
+
+    def close(self) -> list[Any]:
+        if self._element_start is not None or self._depth > 0:
+            return [
+                FrameError("JSON array stream ended inside an element", self._consumed + (self._element_start or 0))
+            ]
+        return []
+
+
+def _as_bytes(chunk: Any) -> bytes | None:
+    if isinstance(chunk, bytes):
+        return chunk
+    if isinstance(chunk, (bytearray, memoryview)):
+        return bytes(chunk)
+    if isinstance(chunk, str):
+        return chunk.encode("utf-8")
+    return None
+
+
+def iter_frames(source: Any, convert_sdk: SdkConverter) -> Iterator[Any]:
+    """Frames of any synchronous source, in order; `FrameError`s stand for undecodable parts."""
+    raw = _as_bytes(source)
+    if raw is not None:
+        decoder = ChunkDecoder()
+        yield from decoder.feed(raw)
+        yield from decoder.close()
+        return
+    if isinstance(source, (Mapping, pydantic.BaseModel)):
+        yield _frame(source, convert_sdk)
+        return
+    if not isinstance(source, Iterable):
+        yield FrameError(f"cannot read a response from {type(source).__name__}")
+        return
+    chunks: ChunkDecoder | None = None
+    for item in source:  # pyright: ignore[reportUnknownVariableType]
+        data = _as_bytes(item)
+        if data is not None:
+            chunks = chunks or ChunkDecoder()
+            yield from chunks.feed(data)
+        else:
+            yield _frame(item, convert_sdk)
+    if chunks is not None:
+        yield from chunks.close()
+
+
+async def aiter_frames(source: AsyncIterable[Any], convert_sdk: SdkConverter) -> Any:
+    """Frames of an asynchronous source (an async generator of frames)."""
+    chunks: ChunkDecoder | None = None
+    async for item in source:
+        data = _as_bytes(item)
+        if data is not None:
+            chunks = chunks or ChunkDecoder()
+            for frame in chunks.feed(data):
+                yield frame
+        else:
+            yield _frame(item, convert_sdk)
+    if chunks is not None:
+        for frame in chunks.close():
+            yield frame
+
+
+def _frame(item: Any, convert_sdk: SdkConverter) -> Any:
+    if isinstance(item, pydantic.BaseModel):
+        return convert_sdk(item)
+    return item

@@ -1,0 +1,321 @@
+"""The adapter contract: one subclass per provider API surface.
+
+An adapter translates and never sends: tools and tool choice to a request fragment, provider
+frames to neutral deltas, results and history to the provider's messages. This base class owns
+everything that is the same for every provider: option handling, per-tool caching, name
+mapping, degradation reporting, turning any source into frames, the assembler and hooks.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from ._assembler import StreamAssembler
+from ._hooks import StreamHooks
+from ._sources import FrameError, aiter_frames, iter_frames
+from .capabilities import Capabilities
+from .compat import Degradation, report
+from .deltas import Delta
+from .events import Event
+from .exceptions import ConfigurationError, ToolDefinitionError
+from .names import NameMap, NameRules, build_name_map
+from .tool_choice import ToolChoice, parse_tool_choice
+from .tools import Tool
+
+if TYPE_CHECKING:
+    from .messages import Message
+    from .results import ToolResult
+
+
+class StreamDecoder(Protocol):
+    """Per-response state that maps provider frames to deltas."""
+
+    def feed(self, frame: Any) -> Iterable[Delta]:
+        """Deltas for one frame (a decoded JSON object or an SDK object)."""
+        ...
+
+    def close(self) -> Iterable[Delta]:
+        """Deltas owed at the end of the response (e.g. calls a finish reason would have ended)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EncodeOptions:
+    """Per-request encoding choices (part of the per-tool cache key)."""
+
+    strict: bool | None = None
+    """Default for tools whose own `strict` is None."""
+    auto_strict: bool = False
+    """Enable strict for unset tools wherever the schema is compatible."""
+    examples_in_description: bool = True
+    """Fold input examples into the description where the provider has no field for them."""
+
+
+class EncodedTools(dict[str, Any]):
+    """The request fragment (wire JSON), plus what encoding it reported."""
+
+    __slots__ = ("names", "tools", "warnings")
+
+    def __init__(
+        self, fragment: Mapping[str, Any], *, warnings: list[Degradation], names: NameMap, tools: tuple[Tool, ...]
+    ) -> None:
+        super().__init__(fragment)
+        self.warnings = warnings
+        """Every degradation, in the order it was found."""
+        self.names = names
+        """Tool ids and provider names, both ways."""
+        self.tools = tools
+        """The tools, in request order."""
+
+
+def tool_mapping(tools: Sequence[Tool] | Mapping[str, Tool] | None) -> dict[str, Tool] | None:
+    """Tools by id, refusing two different tools with one id.
+
+    Raises:
+        ConfigurationError: two different tools share an id, or an item is not a Tool.
+    """
+    if tools is None:
+        return None
+    items = tools.values() if isinstance(tools, Mapping) else tools
+    by_id: dict[str, Tool] = {}
+    for tool in items:
+        if not isinstance(tool, Tool):
+            raise ConfigurationError(f"expected toolwire Tool objects, got {type(tool).__name__}")
+        other = by_id.get(tool.id)
+        if other is not None and other is not tool:
+            raise ConfigurationError(f"two different tools have the id {tool.id!r}")
+        by_id[tool.id] = tool
+    return by_id
+
+
+class Adapter(ABC):
+    """Translate between the neutral IR and one provider API surface."""
+
+    api: ClassVar[str]
+    """The stable API name, e.g. `"openai-chat"`; also the cassette folder."""
+    provider: ClassVar[str]
+    """The key of this provider in `Tool.provider_options` (`openai`, `anthropic`, `google`)."""
+    name_rules: ClassVar[NameRules]
+    capabilities: ClassVar[Capabilities]
+    reserved_tool_fields: ClassVar[frozenset[str]] = frozenset()
+    """Tool-entry fields toolwire sets; provider options may not overwrite them."""
+
+    def settings_key(self) -> tuple[Any, ...]:
+        """Adapter settings that change encoding (part of the per-tool cache key)."""
+        return ()
+
+    # -- tool definitions ----------------------------------------------------------------
+
+    def encode_tools(
+        self,
+        tools: Sequence[Tool] | Mapping[str, Tool],
+        tool_choice: Any = None,
+        *,
+        parallel: bool | None = None,
+        strict: bool | None = None,
+        auto_strict: bool = False,
+        examples_in_description: bool = True,
+    ) -> EncodedTools:
+        """The request fragment for these tools, in wire JSON, ready to merge into the SDK call.
+
+        Raises:
+            ConfigurationError: duplicate ids, name collisions, a bad tool choice.
+            ToolDefinitionError: provider options that overwrite fields toolwire sets.
+        """
+        by_id = tool_mapping(tools) or {}
+        names = build_name_map(self.api, by_id, self.name_rules)
+        choice = parse_tool_choice(tool_choice, by_id, parallel=parallel)
+        options = EncodeOptions(strict=strict, auto_strict=auto_strict, examples_in_description=examples_in_description)
+        degradations: list[Degradation] = []
+        entries: list[dict[str, Any]] = []
+        for tool in by_id.values():
+            entry, found = self._cached_entry(tool, names.wire(tool.id), options)
+            entries.append(entry)
+            degradations.extend(found)
+        fragment = self.build_fragment(entries, choice, names, tuple(by_id.values()), degradations)
+        report(degradations)
+        return EncodedTools(fragment, warnings=degradations, names=names, tools=tuple(by_id.values()))
+
+    def _cached_entry(
+        self, tool: Tool, wire_name: str, options: EncodeOptions
+    ) -> tuple[dict[str, Any], tuple[Degradation, ...]]:
+        key = (self.api, self.settings_key(), options, wire_name)
+        cached = tool._wire_cache.get(key)
+        if cached is None:
+            found: list[Degradation] = []
+            entry = self.encode_tool(tool, wire_name, options, found)
+            self._merge_provider_options(tool, entry)
+            cached = tool._wire_cache[key] = (entry, tuple(found))
+        return dict(cached[0]), cached[1]
+
+    def _merge_provider_options(self, tool: Tool, entry: dict[str, Any]) -> None:
+        options = tool.provider_options.get(self.provider)
+        if not options:
+            return
+        for key, value in options.items():
+            if key in self.reserved_tool_fields:
+                raise ToolDefinitionError(
+                    tool.id,
+                    f"provider_options.{self.provider}.{key}",
+                    f"would overwrite the {key!r} field toolwire sets for {self.api}",
+                )
+            entry[key] = value
+
+    @abstractmethod
+    def encode_tool(
+        self, tool: Tool, wire_name: str, options: EncodeOptions, degradations: list[Degradation]
+    ) -> dict[str, Any]:
+        """One tool's entry (before provider options); append a `Degradation` for each fallback."""
+
+    @abstractmethod
+    def build_fragment(
+        self,
+        entries: list[dict[str, Any]],
+        choice: ToolChoice | None,
+        names: NameMap,
+        tools: tuple[Tool, ...],
+        degradations: list[Degradation],
+    ) -> dict[str, Any]:
+        """The request fragment: the tool entries plus tool choice and parallelism fields."""
+
+    def degrade(self, degradations: list[Degradation], feature: str, action: str, tool_id: str | None = None) -> None:
+        """Record one degradation of this api."""
+        degradations.append(Degradation(api=self.api, feature=feature, action=action, tool_id=tool_id))
+
+    def name_map(self, tools: Sequence[Tool] | Mapping[str, Tool] | None) -> NameMap:
+        """The name table for decoding calls to these tools."""
+        by_id = tool_mapping(tools)
+        return build_name_map(self.api, by_id or {}, self.name_rules)
+
+    # -- responses -----------------------------------------------------------------------
+
+    @abstractmethod
+    def new_decoder(self) -> StreamDecoder:
+        """Fresh decoding state for one response."""
+
+    def sdk_frame(self, obj: Any) -> Any:
+        """How an SDK object becomes a frame (default: read by attribute, as is)."""
+        return obj
+
+    def normalize(
+        self,
+        source: Any,
+        *,
+        tools: Sequence[Tool] | Mapping[str, Tool] | None = None,
+        partial: bool = False,
+        messages: Any = None,
+        abort_signal: Any = None,
+    ) -> Iterator[Event]:
+        """Unified events for a response from any source, firing the tools' stream hooks.
+
+        Undecodable input becomes `error` events (with the byte offset); the stream goes on.
+        """
+        by_id = tool_mapping(tools)
+        assembler = StreamAssembler(names=self.name_map(by_id), tools=by_id, partial=partial)
+        hooks = (
+            StreamHooks(by_id or {}, {"messages": messages, "abort_signal": abort_signal})
+            if StreamHooks.wanted(by_id)
+            else None
+        )
+        decoder = self.new_decoder()
+        out: list[Event] = []
+        frames = iter_frames(source, self.sdk_frame)
+        while True:
+            try:
+                frame = next(frames)
+            except StopIteration:
+                break
+            except Exception as exc:  # the source itself failed (network, SDK error frame)
+                assembler.error(f"the {self.api} source raised {type(exc).__name__}: {exc}", out)
+                break
+            self._decode(decoder, assembler, frame, out)
+            if out:
+                if hooks is not None:
+                    hooks.fire_sync(out)
+                yield from out
+                out.clear()
+        self._close(decoder, assembler, out)
+        if hooks is not None:
+            hooks.fire_sync(out)
+        yield from out
+
+    async def anormalize(
+        self,
+        source: Any,
+        *,
+        tools: Sequence[Tool] | Mapping[str, Tool] | None = None,
+        partial: bool = False,
+        messages: Any = None,
+        abort_signal: Any = None,
+    ) -> AsyncIterator[Event]:
+        """`normalize` for async sources (async iterables); sync sources work too."""
+        by_id = tool_mapping(tools)
+        assembler = StreamAssembler(names=self.name_map(by_id), tools=by_id, partial=partial)
+        hooks = (
+            StreamHooks(by_id or {}, {"messages": messages, "abort_signal": abort_signal})
+            if StreamHooks.wanted(by_id)
+            else None
+        )
+        decoder = self.new_decoder()
+        out: list[Event] = []
+        if isinstance(source, AsyncIterable):
+            frames = aiter_frames(source, self.sdk_frame)
+        else:
+            frames = _as_async(iter_frames(source, self.sdk_frame))
+        while True:
+            try:
+                frame = await anext(frames)
+            except StopAsyncIteration:
+                break
+            except Exception as exc:  # the source itself failed (network, SDK error frame)
+                assembler.error(f"the {self.api} source raised {type(exc).__name__}: {exc}", out)
+                break
+            self._decode(decoder, assembler, frame, out)
+            if out:
+                if hooks is not None:
+                    await hooks.fire_async(out)
+                for event in out:
+                    yield event
+                out.clear()
+        self._close(decoder, assembler, out)
+        if hooks is not None:
+            await hooks.fire_async(out)
+        for event in out:
+            yield event
+
+    def _decode(self, decoder: StreamDecoder, assembler: StreamAssembler, frame: Any, out: list[Event]) -> None:
+        if type(frame) is FrameError:
+            assembler.error(str(frame), out)
+            return
+        try:
+            for delta in decoder.feed(frame):
+                assembler.feed(delta, out)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            summary = repr(frame)[:120]
+            assembler.error(f"unexpected {self.api} frame ({type(exc).__name__}: {exc}): {summary}", out)
+
+    def _close(self, decoder: StreamDecoder, assembler: StreamAssembler, out: list[Event]) -> None:
+        try:
+            for delta in decoder.close():
+                assembler.feed(delta, out)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+            assembler.error(f"unexpected {self.api} end of stream ({type(exc).__name__}: {exc})", out)
+        assembler.close(out)
+
+    # -- results and history (implemented per provider) -----------------------------------
+
+    def encode_tool_results(self, results: Sequence[ToolResult], /) -> list[dict[str, Any]]:
+        """Provider messages/items carrying these results (parallel results grouped as required)."""
+        raise NotImplementedError(f"{self.api} does not encode tool results yet")
+
+    def encode_messages(self, messages: Sequence[Message], /, **options: Any) -> Any:
+        """The provider's message list (or request fields) for a neutral conversation."""
+        raise NotImplementedError(f"{self.api} does not encode messages yet")
+
+
+async def _as_async(frames: Iterator[Any]) -> AsyncIterator[Any]:
+    for frame in frames:
+        yield frame

@@ -1,0 +1,114 @@
+"""`@tool`: a Tool from a typed Python function, its signature and its docstring."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Any, overload
+
+import pydantic
+
+from ._docstrings import parse_docstring
+from .exceptions import ToolDefinitionError
+from .tools import Tool, create_tool
+
+_CONTEXT_NAMES = frozenset({"context", "ctx"})
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> Tool: ...
+
+
+@overload
+def tool(
+    *, id: str | None = None, description: str | None = None, **options: Any
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    id: str | None = None,
+    description: str | None = None,
+    **options: Any,
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Turn a function into a Tool: parameters become the input schema, the docstring the descriptions.
+
+    A parameter named `context` (or `ctx`) receives the execution context instead of input.
+    The return annotation becomes the output schema unless `output_schema` is given.
+    Any other `create_tool` option can be passed as a keyword.
+
+    Raises:
+        ToolDefinitionError: `*args`/`**kwargs` parameters, or a description that is nowhere to be found.
+    """
+
+    def build(function: Callable[..., Any]) -> Tool:
+        return _tool_from_function(function, id, description, options)
+
+    return build(fn) if fn is not None else build
+
+
+def _tool_from_function(
+    fn: Callable[..., Any], tool_id: str | None, description: str | None, options: dict[str, Any]
+) -> Tool:
+    name = tool_id or getattr(fn, "__name__", None) or "tool"
+    docs = parse_docstring(inspect.getdoc(fn))
+    hints = typing.get_type_hints(fn, include_extras=True)
+    signature = inspect.signature(fn)
+    fields: dict[str, Any] = {}
+    positional: list[str] = []
+    context_param: str | None = None
+    for parameter in signature.parameters.values():
+        if parameter.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD):
+            raise ToolDefinitionError(name, parameter.name, "cannot be *args or **kwargs in a tool function")
+        annotation = hints.get(parameter.name, Any)
+        if parameter.name in _CONTEXT_NAMES or getattr(annotation, "__name__", "") == "ToolContext":
+            context_param = parameter.name
+            continue
+        if parameter.kind is inspect.Parameter.POSITIONAL_ONLY:
+            positional.append(parameter.name)
+        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+        fields[parameter.name] = (annotation, pydantic.Field(default, description=docs.params.get(parameter.name)))
+    input_model = pydantic.create_model(
+        f"{_camel(name)}Input", __config__=pydantic.ConfigDict(extra="forbid"), **fields
+    )
+    text = description if description is not None else docs.description
+    if not text:
+        raise ToolDefinitionError(name, "description", "is required: give a docstring or description=...")
+    if "output_schema" not in options:
+        returned = hints.get("return", Any)
+        if returned not in (Any, None, type(None), inspect.Signature.empty):
+            options = {**options, "output_schema": returned}
+    execute = _make_execute(fn, list(fields), positional, context_param)
+    return create_tool(id=name, description=text, input_schema=input_model, execute=execute, **options)
+
+
+def _make_execute(
+    fn: Callable[..., Any], names: list[str], positional: list[str], context_param: str | None
+) -> Callable[..., Any]:
+    def arguments(value: Any, context: Any) -> tuple[list[Any], dict[str, Any]]:
+        kwargs = {n: getattr(value, n) for n in names}
+        args = [kwargs.pop(n) for n in positional]
+        if context_param is not None:
+            kwargs[context_param] = context
+        return args, kwargs
+
+    if inspect.iscoroutinefunction(fn):
+
+        async def execute_async(value: Any, context: Any = None) -> Any:
+            args, kwargs = arguments(value, context)
+            return await fn(*args, **kwargs)
+
+        return execute_async
+
+    def execute(value: Any, context: Any = None) -> Any:
+        args, kwargs = arguments(value, context)
+        return fn(*args, **kwargs)
+
+    return execute
+
+
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.replace("-", "_").split("_") if part) or "Tool"

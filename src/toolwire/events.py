@@ -1,0 +1,371 @@
+"""The unified stream events every adapter produces, in the AI SDK UI message stream vocabulary.
+
+Events are small frozen value objects built in the hot path of every stream. `to_dict()` gives
+the JSON form (camelCase fields); `from_dict()` reads it back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal, Protocol, TypeAlias
+
+FinishReason = Literal["stop", "length", "tool-calls", "content-filter", "error", "other"]
+FINISH_REASONS: tuple[FinishReason, ...] = ("stop", "length", "tool-calls", "content-filter", "error", "other")
+
+ProviderMetadata: TypeAlias = Mapping[str, Mapping[str, Any]]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Usage:
+    """Token counts for one response (None where the provider did not say)."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    """Output tokens spent on reasoning (included in `output_tokens`)."""
+    cached_input_tokens: int | None = None
+    """Input tokens read from the provider's prompt cache (included in `input_tokens`)."""
+
+    def to_dict(self) -> dict[str, int]:
+        """JSON form with unset counts omitted."""
+        data = {
+            "inputTokens": self.input_tokens,
+            "outputTokens": self.output_tokens,
+            "totalTokens": self.total_tokens,
+            "reasoningTokens": self.reasoning_tokens,
+            "cachedInputTokens": self.cached_input_tokens,
+        }
+        return {k: v for k, v in data.items() if v is not None}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Usage:
+        """Read the JSON form."""
+        return cls(
+            input_tokens=data.get("inputTokens"),
+            output_tokens=data.get("outputTokens"),
+            total_tokens=data.get("totalTokens"),
+            reasoning_tokens=data.get("reasoningTokens"),
+            cached_input_tokens=data.get("cachedInputTokens"),
+        )
+
+
+class PartialInputSource(Protocol):
+    """Computes the best-effort input of a streaming call as it stood after a given delta."""
+
+    def partial_value(self, delta_count: int) -> Any:
+        """The parsed prefix after `delta_count` argument deltas."""
+        ...
+
+
+_CAMEL = {
+    "message_id": "messageId",
+    "tool_call_id": "toolCallId",
+    "tool_name": "toolName",
+    "input_text_delta": "inputTextDelta",
+    "error_text": "errorText",
+    "approval_id": "approvalId",
+    "finish_reason": "finishReason",
+    "provider_metadata": "providerMetadata",
+    "provider_executed": "providerExecuted",
+}
+_SNAKE = {v: k for k, v in _CAMEL.items()}
+
+
+class _EventBase:
+    """JSON conversion shared by every event class."""
+
+    __slots__ = ()
+    type: ClassVar[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form: `type` plus camelCase fields; unset optional fields are omitted."""
+        data: dict[str, Any] = {"type": self.type}
+        for f in fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
+            if f.name.startswith("_"):
+                continue
+            value = getattr(self, f.name)
+            if value is None or (f.name == "provider_executed" and value is False):
+                continue
+            if isinstance(value, Usage):
+                value = value.to_dict()
+            data[_CAMEL.get(f.name, f.name)] = value
+        return data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Start(_EventBase):
+    """A response begins."""
+
+    type: ClassVar[str] = "start"
+    message_id: str | None = None
+    provider_metadata: ProviderMetadata | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextStart(_EventBase):
+    """A text part begins."""
+
+    type: ClassVar[str] = "text-start"
+    id: str
+    provider_metadata: ProviderMetadata | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextDelta(_EventBase):
+    """More text for an open text part."""
+
+    type: ClassVar[str] = "text-delta"
+    id: str
+    delta: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextEnd(_EventBase):
+    """A text part is complete."""
+
+    type: ClassVar[str] = "text-end"
+    id: str
+    provider_metadata: ProviderMetadata | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReasoningStart(_EventBase):
+    """A reasoning (thinking) part begins."""
+
+    type: ClassVar[str] = "reasoning-start"
+    id: str
+    provider_metadata: ProviderMetadata | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReasoningDelta(_EventBase):
+    """More reasoning text."""
+
+    type: ClassVar[str] = "reasoning-delta"
+    id: str
+    delta: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReasoningEnd(_EventBase):
+    """A reasoning part is complete; signatures travel in `provider_metadata`."""
+
+    type: ClassVar[str] = "reasoning-end"
+    id: str
+    provider_metadata: ProviderMetadata | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolInputStart(_EventBase):
+    """The model started a tool call; its input will stream next."""
+
+    type: ClassVar[str] = "tool-input-start"
+    tool_call_id: str
+    tool_name: str
+    provider_executed: bool = False
+    provider_metadata: ProviderMetadata | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolInputDelta(_EventBase):
+    """A fragment of a call's JSON input text."""
+
+    type: ClassVar[str] = "tool-input-delta"
+    tool_call_id: str
+    input_text_delta: str
+    _partial: PartialInputSource | None = field(default=None, repr=False, compare=False)
+    _delta_count: int = field(default=0, repr=False, compare=False)
+
+    @property
+    def partial_input(self) -> Any:
+        """Best-effort parsed input so far (only with `partial=True`; None otherwise).
+
+        Computed when read. Read while iterating, it is the parser's live value (copy it to
+        keep it); read later, it is recomputed from the text as it stood at this delta.
+        """
+        if self._partial is None:
+            return None
+        return self._partial.partial_value(self._delta_count)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form; includes `partialInput` when partial parsing is on."""
+        data: dict[str, Any] = {
+            "type": self.type,
+            "toolCallId": self.tool_call_id,
+            "inputTextDelta": self.input_text_delta,
+        }
+        if self._partial is not None:
+            data["partialInput"] = self.partial_input
+        return data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolInputAvailable(_EventBase):
+    """A call's input is complete, parsed and (with tools given) validated."""
+
+    type: ClassVar[str] = "tool-input-available"
+    tool_call_id: str
+    tool_name: str
+    input: Any
+    """The input as JSON (after strict-mode null repair)."""
+    provider_executed: bool = False
+    provider_metadata: ProviderMetadata | None = None
+    validated_input: Any = field(default=None, repr=False, compare=False)
+    """The value `execute` receives (a model instance for pydantic schemas); not serialized."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (without `validated_input`)."""
+        data: dict[str, Any] = {
+            "type": self.type,
+            "toolCallId": self.tool_call_id,
+            "toolName": self.tool_name,
+            "input": self.input,
+        }
+        if self.provider_executed:
+            data["providerExecuted"] = True
+        if self.provider_metadata is not None:
+            data["providerMetadata"] = self.provider_metadata
+        return data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolInputError(_EventBase):
+    """A call's input is unusable: not JSON, incomplete, or not matching the schema."""
+
+    type: ClassVar[str] = "tool-input-error"
+    tool_call_id: str
+    tool_name: str
+    input: Any
+    """The parsed input, or the raw text when it did not parse."""
+    error_text: str
+    """What is wrong, worded so the model can fix it."""
+    provider_executed: bool = False
+    provider_metadata: ProviderMetadata | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolOutputAvailable(_EventBase):
+    """A tool produced output (ours, or a provider-executed one)."""
+
+    type: ClassVar[str] = "tool-output-available"
+    tool_call_id: str
+    output: Any
+    provider_executed: bool = False
+    provider_metadata: ProviderMetadata | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolOutputError(_EventBase):
+    """A tool failed."""
+
+    type: ClassVar[str] = "tool-output-error"
+    tool_call_id: str
+    error_text: str
+    provider_executed: bool = False
+    provider_metadata: ProviderMetadata | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolOutputDenied(_EventBase):
+    """The user denied a call that required approval."""
+
+    type: ClassVar[str] = "tool-output-denied"
+    tool_call_id: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolApprovalRequest(_EventBase):
+    """A call waits for `approve(approval_id)` or `deny(approval_id)`."""
+
+    type: ClassVar[str] = "tool-approval-request"
+    approval_id: str
+    tool_call_id: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finish(_EventBase):
+    """The response is over."""
+
+    type: ClassVar[str] = "finish"
+    finish_reason: FinishReason
+    usage: Usage | None = None
+    provider_metadata: ProviderMetadata | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Error(_EventBase):
+    """Something went wrong; the stream may go on after it."""
+
+    type: ClassVar[str] = "error"
+    error_text: str
+
+
+Event: TypeAlias = (
+    Start
+    | TextStart
+    | TextDelta
+    | TextEnd
+    | ReasoningStart
+    | ReasoningDelta
+    | ReasoningEnd
+    | ToolInputStart
+    | ToolInputDelta
+    | ToolInputAvailable
+    | ToolInputError
+    | ToolOutputAvailable
+    | ToolOutputError
+    | ToolOutputDenied
+    | ToolApprovalRequest
+    | Finish
+    | Error
+)
+
+EVENT_CLASSES: dict[str, type[Event]] = {
+    cls.type: cls
+    for cls in (
+        Start,
+        TextStart,
+        TextDelta,
+        TextEnd,
+        ReasoningStart,
+        ReasoningDelta,
+        ReasoningEnd,
+        ToolInputStart,
+        ToolInputDelta,
+        ToolInputAvailable,
+        ToolInputError,
+        ToolOutputAvailable,
+        ToolOutputError,
+        ToolOutputDenied,
+        ToolApprovalRequest,
+        Finish,
+        Error,
+    )
+}
+
+
+def from_dict(data: Mapping[str, Any]) -> Event:
+    """Rebuild an event from its JSON form.
+
+    Raises:
+        ValueError: unknown `type`, or fields that do not belong to it.
+    """
+    kind = data.get("type")
+    cls = EVENT_CLASSES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ValueError(f"unknown event type {kind!r}; known: {sorted(EVENT_CLASSES)}")
+    allowed = {f.name for f in fields(cls) if not f.name.startswith("_")}
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in ("type", "partialInput"):
+            continue
+        name = _SNAKE.get(key, key)
+        if name not in allowed:
+            raise ValueError(f"{kind!r} events have no field {key!r}")
+        kwargs[name] = Usage.from_dict(value) if name == "usage" and isinstance(value, Mapping) else value
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise ValueError(f"bad {kind!r} event: {exc}") from None

@@ -1,0 +1,85 @@
+"""Errors raised by toolwire, layered by who is at fault.
+
+```
+ToolwireError
+├── ConfigurationError            caller misuse
+│   ├── ToolDefinitionError       a tool that cannot be built (names the tool and the field)
+│   ├── ToolNameCollisionError    two tool ids that map to one provider name
+│   ├── AdapterNotFound           unknown api name (lists the known ones)
+│   └── SchemaError               a schema toolwire cannot compile or transform
+├── ToolInputError                model-supplied input that is not JSON or fails the schema
+└── ProtocolError                 provider bytes that break the wire contract
+    └── StreamProtocolError       a stream that cannot be decoded
+```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class ToolwireError(Exception):
+    """Base class of every error toolwire raises on purpose."""
+
+
+class ConfigurationError(ToolwireError):
+    """The caller asked for something toolwire cannot do as asked."""
+
+
+class ToolDefinitionError(ConfigurationError, ValueError):
+    """A tool definition is invalid; the message names the tool and the field."""
+
+    def __init__(self, tool_id: str | None, field: str, problem: str) -> None:
+        self.tool_id = tool_id
+        self.field = field
+        self.problem = problem
+        who = f"tool {tool_id!r}" if tool_id else "tool without an id"
+        super().__init__(f"{who}: `{field}` {problem}")
+
+
+class ToolNameCollisionError(ConfigurationError, ValueError):
+    """Two tool ids map to the same provider name, so calls could not be told apart."""
+
+    def __init__(self, api: str, wire_name: str, first_id: str, second_id: str) -> None:
+        self.api = api
+        self.wire_name = wire_name
+        self.tool_ids = (first_id, second_id)
+        super().__init__(
+            f"tools {first_id!r} and {second_id!r} both map to the {api} name {wire_name!r}; rename one of them"
+        )
+
+
+class AdapterNotFound(ConfigurationError, LookupError):
+    """No adapter is registered under the requested api name."""
+
+    def __init__(self, api: str, known: Sequence[str], suggestion: str | None = None) -> None:
+        self.api = api
+        self.known = tuple(known)
+        hint = f" (did you mean {suggestion!r}?)" if suggestion else ""
+        super().__init__(f"no adapter for api {api!r}{hint}; known apis: {', '.join(self.known) or 'none'}")
+
+
+class SchemaError(ConfigurationError, ValueError):
+    """A schema cannot be compiled or transformed for a provider."""
+
+
+class ToolInputError(ToolwireError, ValueError):
+    """Input produced by the model is not valid JSON or does not match the tool's schema."""
+
+    def __init__(self, tool_id: str, message: str, raw: str | None = None) -> None:
+        self.tool_id = tool_id
+        self.raw = raw
+        super().__init__(message)
+
+
+class ProtocolError(ToolwireError):
+    """Bytes from a provider do not follow its documented wire format."""
+
+
+class StreamProtocolError(ProtocolError):
+    """A stream could not be decoded; `offset` is the byte offset where decoding failed."""
+
+    def __init__(self, message: str, offset: int | None = None) -> None:
+        self.offset = offset
+        where = f" at byte {offset}" if offset is not None else ""
+        super().__init__(f"{message}{where}")

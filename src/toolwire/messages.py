@@ -1,0 +1,256 @@
+"""The neutral conversation: system, user, assistant and tool messages that every adapter encodes.
+
+Shapes follow the AI SDK's model messages, so a transcript can be stored as JSON and replayed
+to any provider. `provider_metadata` keeps what must round-trip (Gemini thought signatures,
+Anthropic thinking signatures, Responses item ids and encrypted reasoning), namespaced by
+provider; an adapter ignores (and reports) what only another provider understands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias, cast
+
+from .events import (
+    Event,
+    ProviderMetadata,
+    ReasoningDelta,
+    ReasoningEnd,
+    TextDelta,
+    TextEnd,
+    ToolInputAvailable,
+    ToolInputError,
+    ToolOutputAvailable,
+    ToolOutputError,
+)
+from .results import ContentPart, ToolCall, ToolResult, normalize_part
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TextPart:
+    """Text in a user or assistant message."""
+
+    text: str
+    provider_metadata: ProviderMetadata | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReasoningPart:
+    """Model reasoning; signatures, redacted data and item ids live in `provider_metadata`."""
+
+    text: str
+    provider_metadata: ProviderMetadata | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MediaPart:
+    """An image or file in a user message, in the content-part dict form (`image-data`, `file-url`, ...)."""
+
+    part: ContentPart
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SystemMessage:
+    """Instructions for the model."""
+
+    content: str
+    role: Literal["system"] = "system"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UserMessage:
+    """What the user said: text and media parts."""
+
+    content: tuple[TextPart | MediaPart, ...]
+    role: Literal["user"] = "user"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AssistantMessage:
+    """What the model said: text, reasoning, tool calls (and results of provider-executed calls)."""
+
+    content: tuple[TextPart | ReasoningPart | ToolCall | ToolResult, ...]
+    provider_metadata: ProviderMetadata | None = None
+    """Response-level metadata (e.g. the Responses `id` of the output message)."""
+    role: Literal["assistant"] = "assistant"
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        """The calls toolwire must run (provider-executed ones excluded)."""
+        return [p for p in self.content if isinstance(p, ToolCall) and not p.provider_executed]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolMessage:
+    """Results of the previous assistant turn's calls, grouped as one turn."""
+
+    content: tuple[ToolResult, ...]
+    role: Literal["tool"] = "tool"
+
+
+Message: TypeAlias = SystemMessage | UserMessage | AssistantMessage | ToolMessage
+
+
+def user(*parts: str | ContentPart) -> UserMessage:
+    """A user message from strings and content-part dicts."""
+    built: list[TextPart | MediaPart] = []
+    for part in parts:
+        if isinstance(part, str):
+            built.append(TextPart(text=part))
+        elif part.get("type") == "text":
+            built.append(TextPart(text=str(part["text"])))
+        else:
+            built.append(MediaPart(part=normalize_part(part)))
+    return UserMessage(content=tuple(built))
+
+
+def system(text: str) -> SystemMessage:
+    """A system message."""
+    return SystemMessage(content=text)
+
+
+def to_message(value: Message | Mapping[str, Any]) -> Message:
+    """A message object from itself or its dict form.
+
+    Raises:
+        ValueError: an unknown role or part type.
+    """
+    if isinstance(value, (SystemMessage, UserMessage, AssistantMessage, ToolMessage)):
+        return value
+    role = value.get("role")
+    raw = value.get("content")
+    if role == "system":
+        return SystemMessage(content=str(raw))
+    if role == "user":
+        parts = [raw] if isinstance(raw, str) else list(cast(Iterable[Any], raw or []))
+        return user(*parts)
+    if role == "assistant":
+        items = [{"type": "text", "text": raw}] if isinstance(raw, str) else list(cast(Iterable[Any], raw or []))
+        return AssistantMessage(
+            content=tuple(_assistant_part(p) for p in items), provider_metadata=value.get("providerMetadata")
+        )
+    if role == "tool":
+        return ToolMessage(content=tuple(ToolResult.from_dict(p) for p in cast(Iterable[Any], raw or [])))
+    raise ValueError(f"unknown message role {role!r}; roles: system, user, assistant, tool")
+
+
+def _assistant_part(part: Mapping[str, Any]) -> TextPart | ReasoningPart | ToolCall | ToolResult:
+    kind = part.get("type")
+    metadata = part.get("providerMetadata")
+    if kind == "text":
+        return TextPart(text=str(part["text"]), provider_metadata=metadata)
+    if kind == "reasoning":
+        return ReasoningPart(text=str(part.get("text", "")), provider_metadata=metadata)
+    if kind == "tool-call":
+        return ToolCall(
+            tool_call_id=str(part["toolCallId"]),
+            tool_name=str(part["toolName"]),
+            input=part.get("input", {}),
+            provider_metadata=metadata,
+            provider_executed=bool(part.get("providerExecuted", False)),
+        )
+    if kind == "tool-result":
+        return ToolResult.from_dict(part)
+    raise ValueError(f"unknown assistant part type {kind!r}; types: text, reasoning, tool-call, tool-result")
+
+
+def to_messages(values: Sequence[Message | Mapping[str, Any]]) -> list[Message]:
+    """Messages from objects or dicts."""
+    return [to_message(v) for v in values]
+
+
+def message_to_dict(message: Message) -> dict[str, Any]:
+    """The JSON form of a message (what `to_message` reads)."""
+    if isinstance(message, SystemMessage):
+        return {"role": "system", "content": message.content}
+    if isinstance(message, UserMessage):
+        return {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": p.text} if isinstance(p, TextPart) else p.part for p in message.content
+            ],
+        }
+    if isinstance(message, ToolMessage):
+        return {"role": "tool", "content": [r.to_dict() for r in message.content]}
+    parts: list[dict[str, Any]] = []
+    for part in message.content:
+        if isinstance(part, (ToolCall, ToolResult)):
+            parts.append(part.to_dict())
+        else:
+            item: dict[str, Any] = {"type": "text" if isinstance(part, TextPart) else "reasoning", "text": part.text}
+            if part.provider_metadata:
+                item["providerMetadata"] = part.provider_metadata
+            parts.append(item)
+    data: dict[str, Any] = {"role": "assistant", "content": parts}
+    if message.provider_metadata:
+        data["providerMetadata"] = message.provider_metadata
+    return data
+
+
+@dataclass(slots=True)
+class _PartBuilder:
+    kind: Literal["text", "reasoning"]
+    chunks: list[str] = field(default_factory=list)
+    metadata: ProviderMetadata | None = None
+
+
+def assistant_message(events: Iterable[Event]) -> AssistantMessage:
+    """The assistant message a response's events describe (text, reasoning, calls, provider results).
+
+    Calls whose input failed keep their raw input, so the next request can show the model
+    its mistake next to the error result.
+    """
+    order: list[Any] = []
+    open_parts: dict[str, _PartBuilder] = {}
+    for event in events:
+        if isinstance(event, (TextDelta, ReasoningDelta)):
+            builder = open_parts.get(event.id)
+            if builder is None:
+                builder = _PartBuilder("text" if isinstance(event, TextDelta) else "reasoning")
+                open_parts[event.id] = builder
+                order.append(builder)
+            builder.chunks.append(event.delta)
+        elif isinstance(event, (TextEnd, ReasoningEnd)):
+            builder = open_parts.pop(event.id, None)
+            if builder is None and isinstance(event, ReasoningEnd) and event.provider_metadata:
+                builder = _PartBuilder("reasoning")  # redacted or signature-only reasoning
+                order.append(builder)
+            if builder is not None:
+                builder.metadata = event.provider_metadata
+        elif isinstance(event, (ToolInputAvailable, ToolInputError)):
+            order.append(
+                ToolCall(
+                    tool_call_id=event.tool_call_id,
+                    tool_name=event.tool_name,
+                    input=event.input,
+                    provider_metadata=event.provider_metadata,
+                    provider_executed=event.provider_executed,
+                )
+            )
+        elif isinstance(event, (ToolOutputAvailable, ToolOutputError)) and event.provider_executed:
+            order.append(_provider_result(event, order))
+    content: list[TextPart | ReasoningPart | ToolCall | ToolResult] = []
+    for item in order:
+        if isinstance(item, _PartBuilder):
+            text = "".join(item.chunks)
+            if item.kind == "text":
+                content.append(TextPart(text=text, provider_metadata=item.metadata))
+            else:
+                content.append(ReasoningPart(text=text, provider_metadata=item.metadata))
+        else:
+            content.append(item)
+    return AssistantMessage(content=tuple(content))
+
+
+def _provider_result(event: ToolOutputAvailable | ToolOutputError, order: list[Any]) -> ToolResult:
+    name = next(
+        (c.tool_name for c in order if isinstance(c, ToolCall) and c.tool_call_id == event.tool_call_id), "unknown"
+    )
+    if isinstance(event, ToolOutputError):
+        output: dict[str, Any] = {"type": "error-text", "value": event.error_text}
+    else:
+        output = {"type": "json", "value": event.output}
+    return ToolResult(
+        tool_call_id=event.tool_call_id, tool_name=name, output=output, provider_metadata=event.provider_metadata
+    )

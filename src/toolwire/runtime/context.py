@@ -1,0 +1,103 @@
+"""What `execute(input, context)` receives: request context, abort signal, ids, messages, tracing."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from .abort import AbortSignal
+from .suspension import SuspendRequested
+
+logger = logging.getLogger("toolwire")
+
+
+class Observe:
+    """Child spans and structured logs from inside a tool; a no-op without OpenTelemetry.
+
+    With `opentelemetry-api` installed, spans are real spans under the current context and
+    logs become span events; logs also go to the `toolwire.tools` logger.
+    """
+
+    def __init__(self, tool_name: str, tool_call_id: str) -> None:
+        self._tool_name = tool_name
+        self._tool_call_id = tool_call_id
+        self._tracer = _tracer()
+        self._records: list[dict[str, Any]] = []
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """Every span and log recorded so far, in order (kept even without tracing)."""
+        return self._records
+
+    @contextlib.contextmanager
+    def span(self, name: str, **attributes: Any) -> Iterator[None]:
+        """`with context.observe.span("fetch", url=...):` records a child span around the block."""
+        self._records.append({"kind": "span", "name": name, "attributes": attributes})
+        if self._tracer is None:
+            yield
+            return
+        with self._tracer.start_as_current_span(name, attributes=_otel_attributes(attributes)):
+            yield
+
+    def log(self, message: str, **fields: Any) -> None:
+        """A structured log line attached to the current span."""
+        self._records.append({"kind": "log", "message": message, "fields": fields})
+        logging.getLogger("toolwire.tools").info(
+            "%s", message, extra={"tool_name": self._tool_name, "tool_call_id": self._tool_call_id, "fields": fields}
+        )
+        if self._tracer is not None:
+            from opentelemetry import trace
+
+            trace.get_current_span().add_event(message, attributes=_otel_attributes(fields))
+
+
+def _tracer() -> Any:
+    try:
+        from opentelemetry import trace
+    except ImportError:
+        return None
+    return trace.get_tracer("toolwire")
+
+
+def _otel_attributes(values: Mapping[str, Any]) -> dict[str, Any]:
+    allowed = (str, bool, int, float)
+    return {k: v if isinstance(v, allowed) else repr(v) for k, v in values.items()}
+
+
+@dataclass(kw_only=True)
+class ToolContext:
+    """The second argument of `execute`."""
+
+    tool_call_id: str
+    tool_name: str
+    request_context: Any = None
+    """The host's request context, validated against `request_context_schema` when the tool has one."""
+    abort_signal: AbortSignal = field(default_factory=AbortSignal)
+    """Set when the host aborts or the call times out; sync tools should poll `.aborted`."""
+    messages: Sequence[Any] | None = None
+    """The conversation so far, when the caller passed it."""
+    observe: Observe | None = None
+    resume_data: Any = None
+    """On resume: the data `resume()` was called with (validated against `resume_schema`)."""
+    suspend_payload: Any = None
+    """On resume: what the tool passed to `suspend()` the first time."""
+    mcp: Any = None
+    """MCP-specific context (elicitation) when the tool is served over MCP."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Free-form values for hosts that run tools (code mode, targets)."""
+
+    def __post_init__(self) -> None:
+        if self.observe is None:
+            self.observe = Observe(self.tool_name, self.tool_call_id)
+
+    @property
+    def resumed(self) -> bool:
+        """Whether this run continues a suspended call."""
+        return self.resume_data is not None
+
+    def suspend(self, payload: Any = None) -> NoReturn:
+        """Pause the call with `payload`; the host resumes it later with `resume(...)`."""
+        raise SuspendRequested(payload)

@@ -1,0 +1,310 @@
+"""Running one call: validate, `execute`, validate the output, hooks, model output, errors as results.
+
+Order (the seed's): input validated against `input_schema` (`on_input_available` unless the
+stream already fired it), `execute(input, context)`, output validated against `output_schema`,
+`on_output`. Every failure becomes an error `ToolResult` whose text tells the model what to fix;
+the exception stays on `ToolResult.error` for the host.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import pydantic_core
+
+from toolwire._callbacks import count_positional
+from toolwire._hooks import call_hook_async
+from toolwire.results import ModelOutput, ToolCall, ToolResult, default_output, normalize_output
+from toolwire.schema import SchemaValidationError
+from toolwire.tools import Tool
+
+from .abort import AbortSignal
+from .context import ToolContext
+from .suspension import SuspendRequested, Suspension
+from .transforms import transformed
+
+logger = logging.getLogger("toolwire")
+
+OutputValidation = Literal["error", "warn"]
+Outcome = ToolResult | Suspension
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExecutionSettings:
+    """How the runtime runs calls."""
+
+    timeout: float | None = None
+    """Seconds before a call is aborted and reported as timed out (None: no limit)."""
+    output_validation: OutputValidation = "error"
+    """What an output failing `output_schema` becomes: an error result, or a logged warning."""
+
+
+def as_call(call: ToolCall | Mapping[str, Any]) -> ToolCall:
+    """A `ToolCall` from itself or its dict form (`toolCallId`, `toolName`, `input`)."""
+    if isinstance(call, ToolCall):
+        return call
+    return ToolCall(
+        tool_call_id=str(call["toolCallId"]),
+        tool_name=str(call["toolName"]),
+        input=call.get("input", {}),
+        provider_metadata=call.get("providerMetadata"),
+    )
+
+
+async def execute_tool(
+    tool: Tool,
+    call: ToolCall | Mapping[str, Any],
+    *,
+    request_context: Any = None,
+    abort: AbortSignal | None = None,
+    messages: Sequence[Any] | None = None,
+    settings: ExecutionSettings | None = None,
+    context_extra: Mapping[str, Any] | None = None,
+) -> Outcome:
+    """Run one call and return its result, or a `Suspension` when the tool called `suspend()`."""
+    return await _run(tool, as_call(call), request_context, abort, messages, settings, context_extra, None)
+
+
+async def resume_tool(
+    tool: Tool,
+    suspension: Suspension,
+    resume_data: Any,
+    *,
+    request_context: Any = None,
+    abort: AbortSignal | None = None,
+    messages: Sequence[Any] | None = None,
+    settings: ExecutionSettings | None = None,
+    context_extra: Mapping[str, Any] | None = None,
+) -> Outcome:
+    """Continue a suspended call: `execute` runs again with `context.resume_data` set."""
+    call = ToolCall(
+        tool_call_id=suspension.tool_call_id,
+        tool_name=suspension.tool_name,
+        input=suspension.input,
+        input_hook_fired=True,
+    )
+    if tool.resume_schema is not None:
+        try:
+            resume_data = tool.resume_schema.to_json(tool.resume_schema.validate(resume_data))
+        except SchemaValidationError as exc:
+            return _error(call, f"Resume data for tool {tool.id!r} is invalid: {exc}.", exc)
+    resumed = _Resume(resume_data, suspension.payload)
+    return await _run(tool, call, request_context, abort, messages, settings, context_extra, resumed)
+
+
+def execute_tool_sync(tool: Tool, call: ToolCall | Mapping[str, Any], **kwargs: Any) -> Outcome:
+    """`execute_tool` for synchronous code (runs its own event loop).
+
+    Raises:
+        RuntimeError: called from inside a running event loop (use `await execute_tool` there).
+    """
+    return asyncio.run(execute_tool(tool, call, **kwargs))
+
+
+@dataclass(frozen=True, slots=True)
+class _Resume:
+    data: Any
+    payload: Any
+
+
+async def _run(
+    tool: Tool,
+    call: ToolCall,
+    request_context: Any,
+    abort: AbortSignal | None,
+    messages: Sequence[Any] | None,
+    settings: ExecutionSettings | None,
+    context_extra: Mapping[str, Any] | None,
+    resumed: _Resume | None,
+) -> Outcome:
+    settings = settings or ExecutionSettings()
+    if tool.execute is None:
+        return _error(call, f"Tool {tool.id!r} cannot be run here: it has no execute function.")
+    checked_context = _check_request_context(tool, call, request_context)
+    if isinstance(checked_context, ToolResult):
+        return checked_context
+    validated = _validate_input(tool, call)
+    if isinstance(validated, ToolResult):
+        return validated
+    signal = abort or AbortSignal()
+    context = ToolContext(
+        tool_call_id=call.tool_call_id,
+        tool_name=tool.id,
+        request_context=checked_context,
+        abort_signal=signal,
+        messages=messages,
+        resume_data=resumed.data if resumed else None,
+        suspend_payload=resumed.payload if resumed else None,
+        extra=dict(context_extra or {}),
+    )
+    if not call.input_hook_fired and tool.on_input_available is not None:
+        await call_hook_async(
+            tool.id,
+            "on_input_available",
+            tool.on_input_available,
+            input=validated,
+            tool_call_id=call.tool_call_id,
+            tool_name=tool.id,
+            messages=messages,
+            abort_signal=signal,
+        )
+    aborted_early = _aborted_before_run(tool, call, signal)
+    if aborted_early is not None:
+        return aborted_early
+    try:
+        raw = await _call_execute(tool, validated, context, settings.timeout)
+    except SuspendRequested as suspended:
+        return _suspension(tool, call, suspended.payload)
+    except TimeoutError as exc:
+        return _error(call, f"Tool {tool.id!r} timed out after {settings.timeout} seconds; try a smaller request.", exc)
+    except asyncio.CancelledError as exc:
+        if not signal.aborted:
+            raise
+        return _error(call, f"Tool {tool.id!r} was aborted ({signal.reason or 'no reason given'}).", exc)
+    except Exception as exc:
+        logger.info("tool %r raised", tool.id, exc_info=True)
+        return _error(call, f"Tool {tool.id!r} failed: {type(exc).__name__}: {exc}", exc)
+    return await _finish(tool, call, raw, signal, settings)
+
+
+def _aborted_before_run(tool: Tool, call: ToolCall, signal: AbortSignal) -> ToolResult | None:
+    if not signal.aborted:
+        return None
+    return _error(call, f"Tool {tool.id!r} was aborted before it ran ({signal.reason or 'no reason given'}).")
+
+
+def _check_request_context(tool: Tool, call: ToolCall, request_context: Any) -> Any:
+    schema = tool.request_context_schema
+    if schema is None:
+        return request_context
+    try:
+        return schema.validate(request_context if request_context is not None else {})
+    except SchemaValidationError as exc:
+        return _error(call, f"Tool {tool.id!r} cannot run: the request context is invalid: {exc}.", exc)
+
+
+def _validate_input(tool: Tool, call: ToolCall) -> Any:
+    value = call.input
+    if isinstance(value, str):
+        try:
+            value = json.loads(value) if value.strip() else {}
+        except ValueError as exc:
+            return _error(call, f"The input for tool {tool.id!r} is not valid JSON ({exc}); send a JSON object.", exc)
+    if isinstance(value, Mapping):
+        value = tool.input_schema.drop_disallowed_nulls(dict(value))
+    try:
+        return tool.input_schema.validate(value)
+    except SchemaValidationError as exc:
+        schema = json.dumps(tool.input_schema.json_schema, separators=(",", ":"))
+        return _error(
+            call, f"Invalid input for tool {tool.id!r}: {exc}. Call it again with input matching {schema}", exc
+        )
+
+
+async def _call_execute(tool: Tool, value: Any, context: ToolContext, timeout: float | None) -> Any:
+    execute = tool.execute
+    assert execute is not None
+    takes_context = _takes_context(execute)
+    args = (value, context) if takes_context else (value,)
+    if inspect.iscoroutinefunction(execute) or inspect.iscoroutinefunction(getattr(execute, "__call__", None)):  # noqa: B004
+        return await _guarded(asyncio.ensure_future(execute(*args)), context.abort_signal, timeout)
+    task = asyncio.ensure_future(asyncio.to_thread(execute, *args))
+    result = await _guarded(task, context.abort_signal, timeout)
+    if inspect.isawaitable(result):
+        return await _guarded(asyncio.ensure_future(result), context.abort_signal, timeout)
+    return result
+
+
+def _takes_context(execute: Any) -> bool:
+    return count_positional(execute)[1] >= 2
+
+
+async def _guarded(task: asyncio.Future[Any], signal: AbortSignal, timeout: float | None) -> Any:
+    """Await `task`, cancelling it when the signal fires or the timeout passes (which also aborts)."""
+    loop = asyncio.get_running_loop()
+
+    def cancel(_reason: str | None) -> None:
+        loop.call_soon_threadsafe(task.cancel)
+
+    remove = signal.add_listener(cancel)
+    try:
+        if timeout is None:
+            return await task
+        try:
+            return await asyncio.wait_for(asyncio.shield(task), timeout)
+        except TimeoutError:
+            signal.abort("timeout")
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+            raise
+    finally:
+        remove()
+
+
+async def _finish(tool: Tool, call: ToolCall, raw: Any, signal: AbortSignal, settings: ExecutionSettings) -> ToolResult:
+    if tool.output_schema is not None:
+        try:
+            tool.output_schema.validate(raw)
+        except SchemaValidationError as exc:
+            if settings.output_validation == "error":
+                return _error(
+                    call, f"Tool {tool.id!r} returned output that does not match its output schema: {exc}.", exc
+                )
+            logger.warning("tool %r output does not match its output schema: %s", tool.id, exc)
+    if tool.on_output is not None:
+        await call_hook_async(
+            tool.id,
+            "on_output",
+            tool.on_output,
+            output=raw,
+            tool_call_id=call.tool_call_id,
+            tool_name=tool.id,
+            abort_signal=signal,
+        )
+    try:
+        output = _model_output(tool, raw)
+    except (ValueError, TypeError) as exc:
+        return _error(call, f"Tool {tool.id!r} produced output the model cannot be shown: {exc}", exc)
+    return ToolResult(tool_call_id=call.tool_call_id, tool_name=tool.id, output=output, raw=raw, provider_metadata=None)
+
+
+def _model_output(tool: Tool, raw: Any) -> ModelOutput:
+    if tool.to_model_output is not None:
+        return normalize_output(tool.to_model_output(raw))
+    if isinstance(raw, str):
+        return default_output(raw)
+    return default_output(pydantic_core.to_jsonable_python(raw))
+
+
+def _suspension(tool: Tool, call: ToolCall, payload: Any) -> Outcome:
+    if tool.suspend_schema is not None:
+        try:
+            payload = tool.suspend_schema.to_json(tool.suspend_schema.validate(payload))
+        except SchemaValidationError as exc:
+            return _error(call, f"Tool {tool.id!r} suspended with a payload that fails its suspend schema: {exc}.", exc)
+    else:
+        payload = pydantic_core.to_jsonable_python(payload)
+    return Suspension(
+        tool_call_id=call.tool_call_id,
+        tool_name=tool.id,
+        input=pydantic_core.to_jsonable_python(call.input),
+        payload=payload,
+        display_payload=transformed(tool, "display", "suspend", payload, suspend_payload=payload),
+    )
+
+
+def _error(call: ToolCall, message: str, exc: BaseException | None = None) -> ToolResult:
+    return ToolResult(
+        tool_call_id=call.tool_call_id,
+        tool_name=call.tool_name,
+        output={"type": "error-text", "value": message},
+        error=exc,
+    )

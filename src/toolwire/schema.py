@@ -1,0 +1,328 @@
+"""Tool schemas compiled once: canonical JSON Schema (2020-12) plus a validator.
+
+A schema source is a pydantic model, any type pydantic's `TypeAdapter` accepts (dataclass,
+TypedDict, `list[int]`, ...), or a JSON Schema dict. Types validate with pydantic (and yield
+typed values); dicts validate with `jsonschema` (and yield the JSON value itself).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, cast
+
+import jsonschema
+import pydantic
+from jsonschema.protocols import Validator
+from pydantic.json_schema import GenerateJsonSchema
+
+from .exceptions import SchemaError
+
+JsonSchema = dict[str, Any]
+SchemaKind = Literal["pydantic", "json-schema"]
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaIssue:
+    """One reason a value failed validation, located by a JSON path."""
+
+    path: tuple[str | int, ...]
+    message: str
+
+    def __str__(self) -> str:
+        where = ".".join(str(p) for p in self.path) or "(root)"
+        return f"at `{where}`: {self.message}"
+
+
+class SchemaValidationError(ValueError):
+    """A value does not match a compiled schema; `issues` lists every reason."""
+
+    def __init__(self, issues: list[SchemaIssue]) -> None:
+        self.issues = issues
+        super().__init__("; ".join(str(i) for i in issues))
+
+
+class _NoFieldTitles(GenerateJsonSchema):
+    """pydantic's generator without per-field titles: they repeat the name and cost tokens."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+
+@dataclass(frozen=True, eq=False, kw_only=True)
+class CompiledSchema:
+    """A schema in canonical JSON Schema form with the validator that enforces it."""
+
+    json_schema: JsonSchema
+    """Canonical JSON Schema (2020-12). Shared: treat as read-only."""
+    kind: SchemaKind
+    """`"pydantic"` when built from a Python type, `"json-schema"` when given as a dict."""
+    python_type: Any = None
+    """The Python type the schema came from (None for dict schemas)."""
+    _type_adapter: pydantic.TypeAdapter[Any] | None = field(default=None, repr=False)
+    _validator: Validator | None = field(default=None, repr=False)
+    _repair_nulls: bool = field(default=False, repr=False)
+
+    @property
+    def is_object(self) -> bool:
+        """Whether the root is an object schema (what every provider requires for inputs)."""
+        return self.json_schema.get("type") == "object"
+
+    def drop_disallowed_nulls(self, value: Any) -> Any:
+        """Turn `null` into "absent" for optional properties that do not accept null.
+
+        Strict modes make every property required and nullable; the model then sends
+        `null` for "not given". This restores what the user's schema defined.
+        """
+        if not self._repair_nulls:
+            return value
+        return _drop_nulls(value, self.json_schema, self.json_schema, 0)
+
+    def validate(self, value: Any) -> Any:
+        """Return the validated value (typed for pydantic schemas), or raise `SchemaValidationError`."""
+        if self._type_adapter is not None:
+            try:
+                return self._type_adapter.validate_python(value)
+            except pydantic.ValidationError as exc:
+                raise SchemaValidationError(
+                    [SchemaIssue(tuple(e["loc"]), _pydantic_message(e)) for e in exc.errors()]
+                ) from None
+        assert self._validator is not None
+        errors = sorted(self._validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+        if errors:
+            raise SchemaValidationError([SchemaIssue(tuple(e.absolute_path), e.message) for e in errors])
+        return value
+
+    def to_json(self, value: Any) -> Any:
+        """The JSON form of a value this schema validated (models and dataclasses dumped)."""
+        if self._type_adapter is not None:
+            return self._type_adapter.dump_python(value, mode="json")
+        return value
+
+
+def _pydantic_message(error: Any) -> str:
+    message = str(error["msg"])
+    if error.get("type") not in ("missing",) and "input" in error:
+        received = json.dumps(error["input"], default=str)
+        if len(received) > 80:
+            received = received[:77] + "..."
+        message = f"{message} (got {received})"
+    return message
+
+
+def compile_schema(source: Any, *, mode: Literal["validation", "serialization"] = "validation") -> CompiledSchema:
+    """Compile a pydantic model, an adaptable type or a JSON Schema dict.
+
+    Raises:
+        SchemaError: the source is neither a valid JSON Schema nor a type pydantic can adapt.
+    """
+    if isinstance(source, CompiledSchema):
+        return source
+    if isinstance(source, Mapping):
+        return _compile_dict(source)
+    return _compile_type(source, mode)
+
+
+def _compile_type(source: Any, mode: Literal["validation", "serialization"]) -> CompiledSchema:
+    try:
+        adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(source)
+        generated = adapter.json_schema(mode=mode, schema_generator=_NoFieldTitles)
+    except (pydantic.PydanticSchemaGenerationError, pydantic.PydanticUserError, TypeError) as exc:
+        raise SchemaError(f"cannot build a JSON Schema from {source!r}: {exc}") from exc
+    canonical = _inline_root_ref(generated)
+    return CompiledSchema(
+        json_schema=canonical,
+        kind="pydantic",
+        python_type=source,
+        _type_adapter=adapter,
+        _repair_nulls=_has_optional_non_nullable(canonical, canonical, 0),
+    )
+
+
+def _compile_dict(source: Mapping[str, Any]) -> CompiledSchema:
+    try:
+        canonical = cast(JsonSchema, json.loads(json.dumps(source)))
+    except (TypeError, ValueError) as exc:
+        raise SchemaError(f"JSON Schema is not JSON-serializable: {exc}") from exc
+    validator_class = cast(Any, jsonschema.validators.validator_for(canonical, default=jsonschema.Draft202012Validator))
+    try:
+        validator_class.check_schema(canonical)
+    except jsonschema.SchemaError as exc:
+        raise SchemaError(f"invalid JSON Schema: {exc.message}") from exc
+    canonical = _inline_root_ref(canonical)
+    return CompiledSchema(
+        json_schema=canonical,
+        kind="json-schema",
+        _validator=cast(Validator, validator_class(canonical)),
+        _repair_nulls=_has_optional_non_nullable(canonical, canonical, 0),
+    )
+
+
+def _inline_root_ref(schema: JsonSchema) -> JsonSchema:
+    """Replace a root `{"$ref": "#/$defs/X", "$defs": ...}` by X itself (providers want a root object)."""
+    ref = schema.get("$ref")
+    if not isinstance(ref, str) or set(schema) - {"$ref", "$defs", "description", "title"}:
+        return schema
+    target = resolve_ref(schema, ref)
+    if target is None:
+        return schema
+    inlined = copy.deepcopy(target)
+    defs = dict(schema.get("$defs", {}))
+    name = ref.rsplit("/", 1)[-1]
+    if not _refers_to(inlined, ref):
+        defs.pop(name, None)
+    if defs:
+        inlined["$defs"] = defs
+    for key in ("description",):
+        if key in schema and key not in inlined:
+            inlined[key] = schema[key]
+    return inlined
+
+
+def _refers_to(node: Any, ref: str) -> bool:
+    if isinstance(node, dict):
+        return node.get("$ref") == ref or any(_refers_to(v, ref) for v in node.values())
+    if isinstance(node, list):
+        return any(_refers_to(v, ref) for v in node)
+    return False
+
+
+def resolve_ref(root: Mapping[str, Any], ref: str) -> JsonSchema | None:
+    """Resolve a local `#/...` JSON pointer against the root schema; None when it does not resolve."""
+    if not ref.startswith("#"):
+        return None
+    node: Any = root
+    for raw in ref[1:].split("/")[1:]:
+        part = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(node, Mapping) and part in node:
+            node = node[part]
+        else:
+            return None
+    return cast(JsonSchema, node) if isinstance(node, Mapping) else None
+
+
+def accepts_null(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int = 0) -> bool:
+    """Whether a (sub)schema accepts JSON null; unknown constructs count as accepting it."""
+    if depth > 32:
+        return True
+    if "$ref" in schema:
+        target = resolve_ref(root, schema["$ref"])
+        return True if target is None else accepts_null(target, root, depth + 1)
+    if "const" in schema:
+        return schema["const"] is None
+    if "enum" in schema:
+        return None in schema["enum"]
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        return kind == "null"
+    if isinstance(kind, list):
+        return "null" in kind
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return any(accepts_null(s, root, depth + 1) for s in schema[key] if isinstance(s, Mapping))
+    if "allOf" in schema:
+        return all(accepts_null(s, root, depth + 1) for s in schema["allOf"] if isinstance(s, Mapping))
+    # No type constraint at all: JSON Schema accepts null there.
+    return True
+
+
+def _has_optional_non_nullable(schema: Any, root: Mapping[str, Any], depth: int) -> bool:
+    if not isinstance(schema, Mapping) or depth > 32:
+        return False
+    properties = schema.get("properties")
+    if isinstance(properties, Mapping):
+        required = set(schema.get("required", ()))
+        for name, sub in properties.items():
+            if isinstance(sub, Mapping) and name not in required and not accepts_null(sub, root):
+                return True
+    children = [v for k, v in schema.items() if k in ("properties", "$defs", "items", "anyOf", "oneOf", "allOf")]
+    for child in children:
+        values = child.values() if isinstance(child, Mapping) else child if isinstance(child, list) else [child]
+        if any(_has_optional_non_nullable(v, root, depth + 1) for v in values):
+            return True
+    return False
+
+
+def _drop_nulls(value: Any, schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Any:
+    if depth > 64:
+        return value
+    if "$ref" in schema:
+        target = resolve_ref(root, schema["$ref"])
+        return value if target is None else _drop_nulls(value, target, root, depth + 1)
+    if isinstance(value, dict):
+        return _drop_nulls_in_object(cast(dict[str, Any], value), schema, root, depth)
+    if isinstance(value, list):
+        items = schema.get("items")
+        if isinstance(items, Mapping):
+            return [_drop_nulls(v, items, root, depth + 1) for v in value]
+        return value
+    return value
+
+
+def _drop_nulls_in_object(value: dict[str, Any], schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Any:
+    branch = _single_object_branch(schema, root)
+    if branch is not None and branch is not schema:
+        return _drop_nulls(value, branch, root, depth + 1)
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return value
+    required = set(schema.get("required", ()))
+    repaired: dict[str, Any] = {}
+    for key, item in value.items():
+        sub = properties.get(key)
+        if not isinstance(sub, Mapping):
+            repaired[key] = item
+        elif item is None and key not in required and not accepts_null(sub, root):
+            continue
+        else:
+            repaired[key] = _drop_nulls(item, sub, root, depth + 1)
+    return repaired
+
+
+def _single_object_branch(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """For `anyOf: [X, null]` return X: the only branch an object value can be meant for."""
+    for key in ("anyOf", "oneOf"):
+        branches = schema.get(key)
+        if isinstance(branches, list):
+            non_null = [b for b in branches if isinstance(b, Mapping) and not _is_null_schema(b)]
+            if len(non_null) == 1:
+                only = cast(Mapping[str, Any], non_null[0])
+                if "$ref" in only:
+                    return resolve_ref(root, only["$ref"])
+                return only
+            return None
+    return schema
+
+
+def _is_null_schema(schema: Mapping[str, Any]) -> bool:
+    return schema.get("type") == "null" or ("const" in schema and schema["const"] is None)
+
+
+def json_type_of(value: Any) -> str:
+    """JSON type name of a Python value, for messages."""
+    match value:
+        case None:
+            return "null"
+        case bool():
+            return "boolean"
+        case int() | float():
+            return "number"
+        case str():
+            return "string"
+        case list():
+            return "array"
+        case dict():
+            return "object"
+        case _:
+            return type(value).__name__
+
+
+def deep_copy_json(value: Any) -> Any:
+    """A fast deep copy of a JSON value (dicts, lists and scalars only)."""
+    if isinstance(value, dict):
+        return {k: deep_copy_json(v) for k, v in cast(dict[str, Any], value).items()}
+    if isinstance(value, list):
+        return [deep_copy_json(v) for v in value]
+    return value

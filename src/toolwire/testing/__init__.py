@@ -1,0 +1,1 @@
+"""Test helpers shipped to adapter authors: request capture and the conformance suite."""
