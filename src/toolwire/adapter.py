@@ -305,6 +305,38 @@ class Adapter(ABC):
             assembler.error(f"unexpected {self.api} end of stream ({type(exc).__name__}: {exc})", out)
         assembler.close(out)
 
+    # -- calling the provider (used by the agent loop) -----------------------------------
+
+    def build_request(
+        self,
+        *,
+        model: str,
+        messages: Sequence[Message],
+        tools: EncodedTools | None,
+        options: Mapping[str, Any],
+        stream: bool,
+    ) -> dict[str, Any]:
+        """Keyword arguments for the SDK call: model, encoded messages, tools, caller options."""
+        raise NotImplementedError(f"{self.api} cannot build SDK requests")
+
+    def invoke(self, client: Any, request: Mapping[str, Any], *, stream: bool) -> Any:
+        """Send `request` with the official SDK client; returns a source for `normalize`."""
+        raise NotImplementedError(f"{self.api} cannot call an SDK client")
+
+    async def ainvoke(self, client: Any, request: Mapping[str, Any], *, stream: bool) -> Any:
+        """`invoke` with the SDK's async client; returns a source for `anormalize`."""
+        raise NotImplementedError(f"{self.api} cannot call an async SDK client")
+
+    def sdk_client(
+        self, *, api_key: str, asynchronous: bool = False, http_client: Any = None, base_url: str | None = None
+    ) -> Any:
+        """An official SDK client for this api, without retries (the conformance suite uses fake keys).
+
+        `http_client` is an `httpx2.Client`/`AsyncClient` to send through; `base_url` replaces
+        the provider's host (recording against a local server).
+        """
+        raise NotImplementedError(f"{self.api} cannot build an SDK client")
+
     # -- results and history (implemented per provider) -----------------------------------
 
     def encode_tool_results(self, results: Sequence[ToolResult], /) -> list[dict[str, Any]]:

@@ -285,6 +285,31 @@ class ToolApprovalRequest(_EventBase):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class StartStep(_EventBase):
+    """An agent loop starts one model call."""
+
+    type: ClassVar[str] = "start-step"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FinishStep(_EventBase):
+    """An agent loop's model call is over (its tools may still run)."""
+
+    type: ClassVar[str] = "finish-step"
+    finish_reason: FinishReason | None = None
+    usage: Usage | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolSuspended(_EventBase):
+    """A call paused itself (`suspend()`); `payload` is what the display may show."""
+
+    type: ClassVar[str] = "tool-suspended"
+    tool_call_id: str
+    payload: Any = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Finish(_EventBase):
     """The response is over."""
 
@@ -318,6 +343,9 @@ Event: TypeAlias = (
     | ToolOutputError
     | ToolOutputDenied
     | ToolApprovalRequest
+    | ToolSuspended
+    | StartStep
+    | FinishStep
     | Finish
     | Error
 )
@@ -340,6 +368,9 @@ EVENT_CLASSES: dict[str, type[Event]] = {
         ToolOutputError,
         ToolOutputDenied,
         ToolApprovalRequest,
+        ToolSuspended,
+        StartStep,
+        FinishStep,
         Finish,
         Error,
     )

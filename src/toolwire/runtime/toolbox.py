@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from toolwire.adapter import tool_mapping
-from toolwire.events import Event, ToolApprovalRequest, ToolOutputAvailable, ToolOutputDenied, ToolOutputError
+from toolwire.events import (
+    Event,
+    ToolApprovalRequest,
+    ToolOutputAvailable,
+    ToolOutputDenied,
+    ToolOutputError,
+    ToolSuspended,
+)
 from toolwire.results import ToolCall, ToolResult, execution_denied, output_text
 from toolwire.schema import SchemaValidationError
 from toolwire.tools import Tool
@@ -139,6 +146,8 @@ class Toolbox:
     def _record(self, tool: Tool, outcome: Outcome) -> Outcome:
         if isinstance(outcome, Suspension):
             self.suspended[outcome.tool_call_id] = outcome
+            if self.on_event is not None:
+                self.on_event(ToolSuspended(tool_call_id=outcome.tool_call_id, payload=outcome.display_payload))
             return outcome
         return self._emit_result(tool, outcome)
 

@@ -1,0 +1,106 @@
+"""`toolwire conformance`: every bundled scenario on every adapter, as an api x scenario matrix."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from toolwire.conformance.runner import ScenarioOutcome, run_scenario
+from toolwire.conformance.scenarios import SCENARIOS, Scenario, scenario
+from toolwire.registry import list_adapters
+
+_MARK = {"pass": "pass", "degraded": "degraded", "fail": "FAIL", "n/a": "n/a"}
+
+
+def run_matrix(
+    apis: Sequence[str], scenarios: Sequence[Scenario], progress: Callable[[ScenarioOutcome], None] | None = None
+) -> list[ScenarioOutcome]:
+    """Run every scenario on every api, reporting each outcome as it comes."""
+    outcomes: list[ScenarioOutcome] = []
+    for api in apis:
+        for item in scenarios:
+            outcome = run_scenario(api, item)
+            outcomes.append(outcome)
+            if progress is not None:
+                progress(outcome)
+    return outcomes
+
+
+def run_command(args: argparse.Namespace) -> int:
+    """Entry point of `toolwire conformance`; 1 when anything failed."""
+    apis = args.api or [a for a in list_adapters() if a in ("openai-chat", "openai-responses", "anthropic", "gemini")]
+    chosen = [scenario(name) for name in args.scenario] if args.scenario else list(SCENARIOS)
+    total = len(apis) * len(chosen)
+    outcomes = _with_progress(apis, chosen, total, quiet=args.json)
+    if args.json:
+        print(json.dumps([_as_json(o) for o in outcomes], indent=2))
+    else:
+        print(render_matrix(apis, chosen, outcomes))
+        print(render_notes(outcomes))
+        print(summary_line(outcomes))
+    return 1 if any(o.status == "fail" for o in outcomes) else 0
+
+
+def _with_progress(apis: list[str], chosen: list[Scenario], total: int, *, quiet: bool) -> list[ScenarioOutcome]:
+    if quiet or not sys.stderr.isatty():
+        return run_matrix(apis, chosen)
+    try:
+        from rich.progress import Progress
+    except ImportError:
+        return run_matrix(apis, chosen, lambda o: print(f"{o.api} {o.scenario}: {o.status}", file=sys.stderr))
+    with Progress(transient=True) as progress:
+        task = progress.add_task("conformance", total=total)
+
+        def advance(outcome: ScenarioOutcome) -> None:
+            progress.update(task, advance=1, description=f"{outcome.api} {outcome.scenario}")
+
+        return run_matrix(apis, chosen, advance)
+
+
+def render_matrix(apis: Sequence[str], scenarios: Sequence[Scenario], outcomes: Sequence[ScenarioOutcome]) -> str:
+    """A plain-text table: one row per scenario, one column per api."""
+    by_key = {(o.api, o.scenario): o for o in outcomes}
+    width = max(len(s.name) for s in scenarios)
+    columns = [max(len(api), 8) for api in apis]
+    header = "scenario".ljust(width) + "  " + "  ".join(api.ljust(w) for api, w in zip(apis, columns, strict=True))
+    lines = [header, "-" * len(header)]
+    for item in scenarios:
+        cells = [
+            _MARK[by_key[(api, item.name)].status].ljust(w) if (api, item.name) in by_key else "-".ljust(w)
+            for api, w in zip(apis, columns, strict=True)
+        ]
+        lines.append(item.name.ljust(width) + "  " + "  ".join(cells))
+    return "\n".join(lines)
+
+
+def render_notes(outcomes: Sequence[ScenarioOutcome]) -> str:
+    """Why each cell is not a plain pass."""
+    lines: list[str] = []
+    for outcome in outcomes:
+        if outcome.status == "pass":
+            continue
+        lines.append(f"\n{outcome.api} / {outcome.scenario}: {outcome.status}")
+        lines.extend(f"  - {reason}" for reason in outcome.reasons)
+    return "\n".join(lines)
+
+
+def summary_line(outcomes: Sequence[ScenarioOutcome]) -> str:
+    """`N passed, N degraded, N failed, N n/a`."""
+    counts = {status: sum(1 for o in outcomes if o.status == status) for status in ("pass", "degraded", "fail", "n/a")}
+    return (
+        f"{counts['pass']} passed, {counts['degraded']} degraded, {counts['fail']} failed, "
+        f"{counts['n/a']} not applicable"
+    )
+
+
+def _as_json(outcome: ScenarioOutcome) -> dict[str, Any]:
+    return {
+        "api": outcome.api,
+        "scenario": outcome.scenario,
+        "status": outcome.status,
+        "reasons": outcome.reasons,
+        "modes": outcome.modes,
+    }

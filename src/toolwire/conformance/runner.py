@@ -1,0 +1,215 @@
+"""Running one scenario on one api: the real SDK client, replayed from its cassette by vcrpy.
+
+The whole public path runs: tools from `create_tool`, the request from `encode_tools` and
+`encode_messages`, the SDK call, `normalize`, the runtime executing the tools, results encoded
+into the next request. The request bodies must equal the recorded ones (JSON diff otherwise),
+the events must equal the expected events, and the scenario's own wire checks must hold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from toolwire.agent import Agent
+from toolwire.compat import CompatibilityWarning
+from toolwire.conformance.cassette import cassette_path, events_path, load_cassette, replay_vcr
+from toolwire.conformance.fixtures import ToolLog, scenario_tools
+from toolwire.conformance.scenarios import BASE_OPTIONS, DEFAULT_MODELS, Scenario, ScenarioRun
+from toolwire.events import Event, StartStep
+from toolwire.registry import get_adapter
+
+Mode = Literal["sync", "async"]
+Status = Literal["pass", "degraded", "fail", "n/a"]
+FAKE_KEY = "test-key-not-a-secret"
+
+
+@dataclass(slots=True)
+class ScenarioOutcome:
+    """The verdict of one scenario on one api."""
+
+    api: str
+    scenario: str
+    status: Status
+    reasons: list[str] = field(default_factory=list)
+    """Why it failed, why it is degraded, or why it does not apply."""
+    modes: list[Mode] = field(default_factory=list)
+
+
+def applicable(api: str, scenario: Scenario) -> list[str]:
+    """Capabilities the scenario needs that the api lacks (empty: it applies)."""
+    capabilities = get_adapter(api).capabilities
+    return [flag for flag in scenario.requires if not getattr(capabilities, flag)]
+
+
+def run_scenario(
+    api: str, scenario: Scenario, *, modes: tuple[Mode, ...] = ("sync", "async"), root: Path | None = None
+) -> ScenarioOutcome:
+    """Replay a scenario in each mode and judge it."""
+    missing = applicable(api, scenario)
+    if missing:
+        return ScenarioOutcome(api, scenario.name, "n/a", [f"{api} lacks {', '.join(missing)}"])
+    path = cassette_path(api, scenario.name, root)
+    if not path.exists():
+        return ScenarioOutcome(api, scenario.name, "fail", [f"no cassette at {path}"])
+    expected = _expected_events(events_path(api, scenario.name, root))
+    reasons: list[str] = []
+    degradations: set[str] = set()
+    for mode in modes:
+        try:
+            run = replay(api, scenario, path, mode=mode)
+        except Exception as exc:  # any failure of the public path is a verdict, not a crash
+            reasons.append(f"{mode}: {type(exc).__name__}: {exc}")
+            continue
+        degradations.update(run.degradations)
+        reasons.extend(f"{mode}: {problem}" for problem in judge(run, scenario, expected))
+    if reasons:
+        return ScenarioOutcome(api, scenario.name, "fail", reasons, list(modes))
+    if degradations:
+        return ScenarioOutcome(api, scenario.name, "degraded", sorted(degradations), list(modes))
+    return ScenarioOutcome(api, scenario.name, "pass", [], list(modes))
+
+
+def judge(run: ScenarioRun, scenario: Scenario, expected: list[list[dict[str, Any]]] | None) -> list[str]:
+    """Every way the run differs from what it must be."""
+    problems: list[str] = []
+    if expected is None:
+        problems.append("no expected events file")
+    elif run.steps != expected:
+        problems.append(_event_diff(expected, run.steps))
+    for check in scenario.checks:
+        try:
+            check(run)
+        except AssertionError as exc:
+            problems.append(f"check {check.__name__ if hasattr(check, '__name__') else check}: {exc}")
+    return problems
+
+
+def replay(api: str, scenario: Scenario, path: Path, *, mode: Mode, base_url: str | None = None) -> ScenarioRun:
+    """Run the scenario's agent against the cassette (vcrpy, record mode none)."""
+    recorder = replay_vcr()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CompatibilityWarning)
+        with recorder.use_cassette(str(path)) as cassette:
+            log, events, agent = _run_agent(api, scenario, mode, base_url=base_url)
+            if not cassette.all_played:
+                raise AssertionError(f"{len(cassette) - cassette.play_count} recorded interaction(s) never requested")
+            requests = [_json(r.body) for r in cassette.requests]
+    return ScenarioRun(
+        api=api,
+        requests=requests,
+        steps=split_steps(events),
+        log=log,
+        text=agent.text,
+        finish_reason=agent.finish_reason,
+        degradations=sorted({str(w.message) for w in caught if issubclass(w.category, CompatibilityWarning)}),
+    )
+
+
+@dataclass(slots=True)
+class _AgentSummary:
+    text: str
+    finish_reason: str
+    messages: list[Any] = field(default_factory=list)
+
+
+def build_agent(api: str, scenario: Scenario, client: Any, log: ToolLog) -> Agent:
+    """The agent a scenario runs, around an SDK client."""
+    tools = scenario_tools(log)
+    return Agent(
+        api=api,
+        client=client,
+        model=scenario.models.get(api, DEFAULT_MODELS.get(api, "model")),
+        tools=[tools[name] for name in scenario.tools],
+        tool_choice=scenario.tool_choice,
+        max_steps=scenario.max_steps,
+        request_options={**BASE_OPTIONS.get(api, {}), **scenario.options.get(api, {})},
+        stream=scenario.stream,
+    )
+
+
+def _run_agent(
+    api: str,
+    scenario: Scenario,
+    mode: Mode,
+    *,
+    http_client: Any = None,
+    api_key: str = FAKE_KEY,
+    base_url: str | None = None,
+) -> tuple[ToolLog, list[Event], _AgentSummary]:
+    adapter = get_adapter(api)
+    log = ToolLog()
+    client = adapter.sdk_client(
+        api_key=api_key, asynchronous=mode == "async", http_client=http_client, base_url=base_url
+    )
+    agent = build_agent(api, scenario, client, log)
+    if mode == "sync":
+        events = list(agent.stream(scenario.prompt))
+        result = agent.result()
+    else:
+        events, result = asyncio.run(_collect_async(agent, scenario.prompt))
+    return log, events, _AgentSummary(result.text, result.finish_reason, result.messages)
+
+
+async def _collect_async(agent: Agent, prompt: str) -> tuple[list[Event], Any]:
+    events = [event async for event in agent.astream(prompt)]
+    return events, agent.result()
+
+
+def split_steps(events: list[Event]) -> list[list[dict[str, Any]]]:
+    """Events in JSON form, grouped per model call (tool outputs stay with the step that asked)."""
+    steps: list[list[dict[str, Any]]] = []
+    for event in events:
+        if isinstance(event, StartStep) or not steps:
+            steps.append([])
+        steps[-1].append(json.loads(json.dumps(event.to_dict(), default=str)))
+    return steps
+
+
+def _expected_events(path: Path) -> list[list[dict[str, Any]]] | None:
+    if not path.exists():
+        return None
+    steps: list[list[dict[str, Any]]] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        step = record.pop("step")
+        while len(steps) <= step:
+            steps.append([])
+        steps[step].append(record)
+    return steps
+
+
+def write_expected_events(path: Path, steps: list[list[dict[str, Any]]]) -> None:
+    """Write steps of events as JSON lines (`{"step": n, ...event}`)."""
+    lines = [json.dumps({"step": i, **event}, ensure_ascii=False) for i, step in enumerate(steps) for event in step]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _event_diff(expected: list[list[dict[str, Any]]], actual: list[list[dict[str, Any]]]) -> str:
+    import difflib
+
+    left = [json.dumps({"step": i, **e}, ensure_ascii=False) for i, s in enumerate(expected) for e in s]
+    right = [json.dumps({"step": i, **e}, ensure_ascii=False) for i, s in enumerate(actual) for e in s]
+    diff = "\n".join(difflib.unified_diff(left, right, "expected events", "events now", lineterm="", n=1))
+    return f"events differ:\n{diff}"
+
+
+def _json(body: Any) -> Any:
+    raw = body.read() if hasattr(body, "read") else body
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+
+
+def cassette_of(api: str, scenario: str, root: Path | None = None) -> dict[str, Any]:
+    """The cassette dict of a scenario (for tools that inspect it)."""
+    return load_cassette(cassette_path(api, scenario, root))
