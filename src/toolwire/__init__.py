@@ -9,6 +9,7 @@ No provider SDK is imported here: each adapter imports its own, when it is asked
 from __future__ import annotations
 
 from .adapter import Adapter, EncodedTools, EncodeOptions, StreamDecoder
+from .agent import Agent, AgentResult
 from .capabilities import Capabilities
 from .compat import CompatibilityWarning, Degradation
 from .decorator import tool
@@ -53,13 +54,28 @@ from .results import (
     text,
     text_part,
 )
+from .runtime import (
+    AbortSignal,
+    ApprovalRequest,
+    ExecutionSettings,
+    Suspension,
+    Toolbox,
+    ToolContext,
+    execute_tool,
+    execute_tool_sync,
+    resume_tool,
+)
 from .schema import CompiledSchema, compile_schema
 from .tool_choice import ToolChoice
 from .tools import McpProperties, Tool, ToolAnnotations, ToolTransform, create_tool
 
 __all__ = [
+    "AbortSignal",
     "Adapter",
     "AdapterNotFound",
+    "Agent",
+    "AgentResult",
+    "ApprovalRequest",
     "AssistantMessage",
     "Capabilities",
     "CompatibilityWarning",
@@ -69,6 +85,7 @@ __all__ = [
     "EncodeOptions",
     "EncodedTools",
     "Event",
+    "ExecutionSettings",
     "FinishReason",
     "McpProperties",
     "Message",
@@ -77,18 +94,21 @@ __all__ = [
     "SchemaError",
     "StreamDecoder",
     "StreamProtocolError",
+    "Suspension",
     "SystemMessage",
     "TextPart",
     "Tool",
     "ToolAnnotations",
     "ToolCall",
     "ToolChoice",
+    "ToolContext",
     "ToolDefinitionError",
     "ToolInputError",
     "ToolMessage",
     "ToolNameCollisionError",
     "ToolResult",
     "ToolTransform",
+    "Toolbox",
     "ToolwireError",
     "Usage",
     "UserMessage",
@@ -99,6 +119,8 @@ __all__ = [
     "custom",
     "error_json",
     "error_text",
+    "execute_tool",
+    "execute_tool_sync",
     "execution_denied",
     "file_data",
     "file_id",
@@ -110,6 +132,7 @@ __all__ = [
     "json_output",
     "list_adapters",
     "register_adapter",
+    "resume_tool",
     "text",
     "text_part",
     "tool",
