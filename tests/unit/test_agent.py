@@ -55,7 +55,9 @@ class ScriptedAdapter(Adapter):
         self.script = list(script)
         self.requests: list[dict[str, Any]] = []
 
-    def encode_tool(self, tool: Tool, wire_name: str, options: EncodeOptions, degradations: list[Degradation]) -> dict[str, Any]:
+    def encode_tool(
+        self, tool: Tool, wire_name: str, options: EncodeOptions, degradations: list[Degradation]
+    ) -> dict[str, Any]:
         return {"name": wire_name}
 
     def build_fragment(
@@ -181,7 +183,9 @@ def _guarded(log: list[str]) -> Tool:
 def test_a_call_requiring_approval_pauses_the_run_until_approved() -> None:
     """The run stops with a pending approval; approving and running again executes and continues."""
     log: list[str] = []
-    adapter = ScriptedAdapter([[_call("c1", "delete_file", '{"path":"/tmp/x"}'), StepFinished("stop")], _answer("done")])
+    adapter = ScriptedAdapter(
+        [[_call("c1", "delete_file", '{"path":"/tmp/x"}'), StepFinished("stop")], _answer("done")]
+    )
     agent = Agent(api=adapter, client=None, model="m", tools=[_guarded(log)])
     paused = agent.run("delete it")
     assert paused.paused
