@@ -147,11 +147,12 @@ def toolwire_objects(events: list[Any]) -> Callable[[], Any]:
 def pydantic_ai(deltas: list[str]) -> Callable[[], Any] | None:
     try:
         from pydantic_ai._parts_manager import ModelResponsePartsManager
+        from pydantic_ai.models import ModelRequestParameters
     except ImportError:
         return None
 
     def run() -> None:
-        manager = ModelResponsePartsManager()
+        manager = ModelResponsePartsManager(ModelRequestParameters())
         for delta in deltas:
             manager.handle_tool_call_delta(vendor_part_id=0, tool_name="write", args=delta, tool_call_id="t")
         manager.get_parts()[0].args_as_dict()  # type: ignore[union-attr]

@@ -48,6 +48,8 @@ class SseDecoder:
         if not self._started:
             chunk = self._strip_bom(chunk)
         data = self._buffer + chunk if self._buffer else chunk
+        if not self._data and self._event is None and b"\r" not in data:
+            return self._feed_blocks(data)
         lines = data.splitlines(keepends=True)
         if lines and not lines[-1].endswith((b"\n", b"\r")):
             self._buffer = lines.pop()
@@ -60,11 +62,33 @@ class SseDecoder:
             self._skip_lf = True
         return events
 
+    def _feed_blocks(self, data: bytes) -> list[ServerSentEvent]:
+        """Fast path for LF-only data between events: whole blank-line-terminated blocks at once."""
+        events: list[ServerSentEvent] = []
+        position = 0
+        while True:
+            end = data.find(b"\n\n", position)
+            if end < 0:
+                break
+            block = data[position:end]
+            offset = self._consumed
+            self._consumed += end + 2 - position
+            position = end + 2
+            if block.startswith(b"data: ") and b"\n" not in block:
+                events.append(ServerSentEvent(block[6:].decode("utf-8", errors="replace"), None, None, offset))
+                continue
+            for line in block.split(b"\n"):
+                self._field(line, offset, events)
+                offset += len(line) + 1
+            self._dispatch(events)
+        self._buffer = data[position:]
+        return events
+
     def close(self) -> list[ServerSentEvent]:
         """End of stream: an unterminated last line and an undispatched event still count."""
         events: list[ServerSentEvent] = []
-        if self._buffer:
-            line, self._buffer = self._buffer, b""
+        remainder, self._buffer = self._buffer, b""
+        for line in remainder.splitlines(keepends=True):
             self._line(line, events)
         self._dispatch(events)
         return events
@@ -92,6 +116,10 @@ class SseDecoder:
             raw = raw[:-2]
         elif raw.endswith((b"\n", b"\r")):
             raw = raw[:-1]
+        self._field(raw, start, events)
+
+    def _field(self, raw: bytes, start: int, events: list[ServerSentEvent]) -> None:
+        """One line without its terminator: a field, a comment, or (empty) the end of an event."""
         if not raw:
             self._dispatch(events)
             return
