@@ -75,7 +75,7 @@ class SseDecoder:
             self._consumed += end + 2 - position
             position = end + 2
             if block.startswith(b"data: ") and b"\n" not in block:
-                events.append(ServerSentEvent(block[6:].decode("utf-8", errors="replace"), None, None, offset))
+                events.append(ServerSentEvent(block[6:].decode("utf-8", errors="replace"), None, self._id, offset))
                 continue
             for line in block.split(b"\n"):
                 self._field(line, offset, events)
@@ -144,4 +144,4 @@ class SseDecoder:
             events.append(ServerSentEvent(data, self._event, self._id, self._event_offset or 0))
         self._data = []
         self._event = None
-        self._event_offset = None
+        self._event_offset = None  # the last event id persists across events, as the SSE spec says
