@@ -48,7 +48,7 @@ class SseDecoder:
         if not self._started:
             chunk = self._strip_bom(chunk)
         data = self._buffer + chunk if self._buffer else chunk
-        if not self._data and self._event is None and b"\r" not in data:
+        if self._event_offset is None and b"\r" not in data:
             return self._feed_blocks(data)
         lines = data.splitlines(keepends=True)
         if lines and not lines[-1].endswith((b"\n", b"\r")):
