@@ -21,6 +21,7 @@ from .exceptions import (
     SchemaError,
     StreamProtocolError,
     ToolDefinitionError,
+    ToolError,
     ToolInputError,
     ToolNameCollisionError,
     ToolwireError,
@@ -35,7 +36,7 @@ from .messages import (
     UserMessage,
     assistant_message,
 )
-from .registry import get_adapter, list_adapters, register_adapter
+from .registry import get_adapter, list_adapters, register_adapter, unregister_adapter
 from .results import (
     ToolCall,
     ToolResult,
@@ -103,6 +104,7 @@ __all__ = [
     "ToolChoice",
     "ToolContext",
     "ToolDefinitionError",
+    "ToolError",
     "ToolInputError",
     "ToolMessage",
     "ToolNameCollisionError",
@@ -136,4 +138,5 @@ __all__ = [
     "text",
     "text_part",
     "tool",
+    "unregister_adapter",
 ]

@@ -93,6 +93,7 @@ class StreamAssembler:
         self._open_reasoning: dict[Hashable, tuple[str, dict[str, Any]]] = {}
         self._calls: dict[Hashable, _Call] = {}
         self._pending_args: dict[Hashable, list[str]] = {}
+        self._nameless: dict[Hashable, ToolCallStarted] = {}
         self._seen_call_ids: set[str] = set()
         self._client_calls = 0
         self._call_counter = 0
@@ -206,9 +207,20 @@ class StreamAssembler:
         self._ensure_started(out)
         if delta.key in self._calls:
             return
+        earlier = self._nameless.get(delta.key)
+        if earlier is not None:
+            delta = ToolCallStarted(
+                delta.key,
+                delta.tool_call_id or earlier.tool_call_id,
+                delta.name,
+                delta.provider_executed or earlier.provider_executed,
+                _merged(earlier.provider_metadata, delta.provider_metadata),
+            )
         if delta.name is None:
+            self._nameless[delta.key] = delta
             self._pending_args.setdefault(delta.key, [])
             return
+        self._nameless.pop(delta.key, None)
         call = self._open_call(
             delta.key, delta.tool_call_id, delta.name, delta.provider_executed, delta.provider_metadata
         )
@@ -269,10 +281,7 @@ class StreamAssembler:
         if call is None:
             return
         if delta.provider_metadata:
-            merged: dict[str, Any] = {}
-            _merge_metadata(merged, call.metadata or {})
-            _merge_metadata(merged, delta.provider_metadata)
-            call.metadata = merged
+            call.metadata = _merged(call.metadata, delta.provider_metadata)
         buffered = "".join(call.pieces)
         if delta.has_input:
             text = json.dumps(delta.input, ensure_ascii=False, separators=(",", ":"))
@@ -430,6 +439,15 @@ def _part_id(key: Hashable) -> str:
     if isinstance(key, tuple):
         return "-".join(str(k) for k in key)
     return str(key)
+
+
+def _merged(first: ProviderMetadata | None, second: ProviderMetadata | None) -> ProviderMetadata | None:
+    if not first or not second:
+        return first or second
+    merged: dict[str, Any] = {}
+    _merge_metadata(merged, first)
+    _merge_metadata(merged, second)
+    return merged
 
 
 def _merge_metadata(target: dict[str, Any], extra: Mapping[str, Any]) -> None:

@@ -79,3 +79,16 @@ def count_positional(fn: Callable[..., Any]) -> tuple[int, int]:
             if parameter.default is inspect.Parameter.empty:
                 required += 1
     return (required, maximum)
+
+
+def required_keyword_only(fn: Callable[..., Any]) -> list[str]:
+    """Keyword-only parameters of `fn` without a default (a caller passing positions cannot fill them)."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return []
+    return [
+        p.name
+        for p in signature.parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty
+    ]

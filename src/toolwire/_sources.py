@@ -34,8 +34,29 @@ class FrameError:
 SdkConverter = Callable[[Any], Any]
 
 
+_BOM = b"\xef\xbb\xbf"
+_SSE_FIELDS = (b"data", b"event", b"id", b"retry", b":")
+
+
+def _sniff(held: bytes) -> str | None:
+    """The body kind from its first bytes; None while too few bytes have arrived to tell."""
+    stripped = held.removeprefix(_BOM).lstrip()
+    if not stripped or _BOM.startswith(held):
+        return None
+    first = stripped[:1]
+    if first == b"[":
+        return "array"
+    if first == b"{":
+        return "json"
+    if any(stripped.startswith(name) for name in _SSE_FIELDS):
+        return "sse"
+    if any(name.startswith(stripped) for name in _SSE_FIELDS):
+        return None
+    return "invalid"
+
+
 class ChunkDecoder:
-    """Decodes raw byte chunks, choosing SSE, JSON array, or JSON/NDJSON from the first byte."""
+    """Decodes raw byte chunks, choosing SSE, JSON array, or JSON/NDJSON from the first bytes."""
 
     def __init__(self) -> None:
         self._kind: str | None = None
@@ -47,15 +68,20 @@ class ChunkDecoder:
         """Frames (and `FrameError`s) completed by `chunk`."""
         if self._kind is None:
             self._held += chunk
-            stripped = self._held.lstrip()
-            if not stripped:
+            self._kind = _sniff(bytes(self._held))
+            if self._kind is None:
                 return []
-            first = stripped[:1]
-            self._kind = "array" if first == b"[" else "json" if first == b"{" else "sse"
             chunk, self._held = bytes(self._held), bytearray()
+            if self._kind == "invalid":
+                return [FrameError(f"the body is not JSON or server-sent events: {chunk[:60]!r}", 0)]
+            if self._kind != "sse" and chunk.startswith(_BOM):
+                chunk = chunk[3:]
+                self._array.skipped(3)
             if self._kind == "json":
                 self._held += chunk
                 return []
+        if self._kind == "invalid":
+            return []
         if self._kind == "json":
             self._held += chunk
             return []
@@ -65,8 +91,10 @@ class ChunkDecoder:
 
     def close(self) -> list[Any]:
         """Frames still held at the end of the body."""
+        if self._kind is None and self._held.strip(b" \t\r\n" + _BOM):
+            return [FrameError(f"the body is not JSON or server-sent events: {bytes(self._held[:60])!r}", 0)]
         if self._kind == "json":
-            return _json_body_frames(bytes(self._held))
+            return _json_body_frames(bytes(self._held), self._array.offset_base)
         if self._kind == "array":
             return self._array.close()
         if self._kind == "sse":
@@ -91,13 +119,13 @@ def _sse_frames(events: Iterable[Any]) -> list[Any]:
     return frames
 
 
-def _json_body_frames(body: bytes) -> list[Any]:
+def _json_body_frames(body: bytes, base: int = 0) -> list[Any]:
     """A whole JSON body; falls back to one object per line (NDJSON / chunk logs)."""
     try:
         value = json.loads(body)
     except ValueError as whole_error:
         frames: list[Any] = []
-        offset = 0
+        offset = base
         parsed_any = False
         for line in body.splitlines(keepends=True):
             text = line.strip()
@@ -110,7 +138,8 @@ def _json_body_frames(body: bytes) -> list[Any]:
             offset += len(line)
         if parsed_any:
             return frames
-        return [FrameError(f"malformed JSON body ({whole_error})", _error_offset(body, whole_error))]
+        position = _error_offset(body, whole_error)
+        return [FrameError(f"malformed JSON body ({whole_error})", None if position is None else base + position)]
     return list(value) if isinstance(value, list) else [value]  # pyright: ignore[reportUnknownArgumentType]
 
 
@@ -136,6 +165,15 @@ class _JsonArraySplitter:
         self._escape = False
         self._element_start: int | None = None
         self._scan = 0
+
+    @property
+    def offset_base(self) -> int:
+        """Bytes of the stream before the splitter's buffer (a skipped BOM included)."""
+        return self._consumed
+
+    def skipped(self, count: int) -> None:
+        """Count bytes removed before the array (a BOM) so offsets stay those of the stream."""
+        self._consumed += count
 
     def feed(self, chunk: bytes) -> list[Any]:
         self._buffer += chunk

@@ -58,7 +58,7 @@ class SseDecoder:
         events: list[ServerSentEvent] = []
         for line in lines:
             self._line(line, events)
-        if lines and lines[-1].endswith(b"\r"):
+        if not self._buffer and lines and lines[-1].endswith(b"\r"):
             self._skip_lf = True
         return events
 

@@ -22,6 +22,7 @@ from .deltas import Delta
 from .events import Event
 from .exceptions import ConfigurationError, ToolDefinitionError
 from .names import NameMap, NameRules, build_name_map
+from .schema import deep_copy_json
 from .tool_choice import ToolChoice, parse_tool_choice
 from .tools import Tool
 
@@ -149,7 +150,8 @@ class Adapter(ABC):
             entry = self.encode_tool(tool, wire_name, options, found)
             self._merge_provider_options(tool, entry)
             cached = tool._wire_cache[key] = (entry, tuple(found))
-        return dict(cached[0]), cached[1]
+        # A deep copy: callers may edit the fragment, and entries can share schemas with the tool.
+        return deep_copy_json(cached[0]), cached[1]
 
     def _merge_provider_options(self, tool: Tool, entry: dict[str, Any]) -> None:
         options = tool.provider_options.get(self.provider)

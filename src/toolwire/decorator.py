@@ -55,9 +55,14 @@ def _tool_from_function(
 ) -> Tool:
     name = tool_id or getattr(fn, "__name__", None) or "tool"
     docs = parse_docstring(inspect.getdoc(fn))
-    hints = typing.get_type_hints(fn, include_extras=True)
+    try:
+        hints = typing.get_type_hints(fn, include_extras=True)
+    except (NameError, TypeError) as exc:
+        problem = f"cannot be resolved ({exc}); define the types at module level"
+        raise ToolDefinitionError(name, "annotations", problem) from exc
     signature = inspect.signature(fn)
     fields: dict[str, Any] = {}
+    attributes: dict[str, str] = {}
     positional: list[str] = []
     context_param: str | None = None
     for parameter in signature.parameters.values():
@@ -70,9 +75,15 @@ def _tool_from_function(
         if parameter.kind is inspect.Parameter.POSITIONAL_ONLY:
             positional.append(parameter.name)
         default = ... if parameter.default is inspect.Parameter.empty else parameter.default
-        fields[parameter.name] = (annotation, pydantic.Field(default, description=docs.params.get(parameter.name)))
+        described = docs.params.get(parameter.name)
+        attribute = _attribute_name(parameter.name)
+        field_options: dict[str, Any] = {"description": described} if described else {}
+        if attribute != parameter.name:
+            field_options["alias"] = parameter.name
+        fields[attribute] = (annotation, pydantic.Field(default, **field_options))
+        attributes[parameter.name] = attribute
     input_model = pydantic.create_model(
-        f"{_camel(name)}Input", __config__=pydantic.ConfigDict(extra="forbid"), **fields
+        f"{_camel(name)}Input", __config__=pydantic.ConfigDict(extra="forbid", populate_by_name=True), **fields
     )
     text = description if description is not None else docs.description
     if not text:
@@ -81,15 +92,22 @@ def _tool_from_function(
         returned = hints.get("return", Any)
         if returned not in (Any, None, type(None), inspect.Signature.empty):
             options = {**options, "output_schema": returned}
-    execute = _make_execute(fn, list(fields), positional, context_param)
+    execute = _make_execute(fn, attributes, positional, context_param)
     return create_tool(id=name, description=text, input_schema=input_model, execute=execute, **options)
 
 
+def _attribute_name(parameter: str) -> str:
+    """A model attribute for a parameter; names pydantic's BaseModel already uses get an alias."""
+    if parameter.startswith(("_", "model_")) or hasattr(pydantic.BaseModel, parameter):
+        return f"param_{parameter.lstrip('_')}"
+    return parameter
+
+
 def _make_execute(
-    fn: Callable[..., Any], names: list[str], positional: list[str], context_param: str | None
+    fn: Callable[..., Any], attributes: dict[str, str], positional: list[str], context_param: str | None
 ) -> Callable[..., Any]:
     def arguments(value: Any, context: Any) -> tuple[list[Any], dict[str, Any]]:
-        kwargs = {n: getattr(value, n) for n in names}
+        kwargs = {parameter: getattr(value, attribute) for parameter, attribute in attributes.items()}
         args = [kwargs.pop(n) for n in positional]
         if context_param is not None:
             kwargs[context_param] = context

@@ -80,13 +80,13 @@ class _EventBase:
     type: ClassVar[str]
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form: `type` plus camelCase fields; unset optional fields are omitted."""
+        """JSON form: `type` plus camelCase fields; optional fields left unset are omitted."""
         data: dict[str, Any] = {"type": self.type}
         for f in fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
             if f.name.startswith("_"):
                 continue
             value = getattr(self, f.name)
-            if value is None or (f.name == "provider_executed" and value is False):
+            if (value is None and f.default is None) or (f.name == "provider_executed" and value is False):
                 continue
             if isinstance(value, Usage):
                 value = value.to_dict()

@@ -8,6 +8,7 @@ ToolwireError
 │   ├── AdapterNotFound           unknown api name (lists the known ones)
 │   └── SchemaError               a schema toolwire cannot compile or transform
 ├── ToolInputError                model-supplied input that is not JSON or fails the schema
+├── ToolError                     raised by a tool: its message (or model output) is sent as it is
 └── ProtocolError                 provider bytes that break the wire contract
     └── StreamProtocolError       a stream that cannot be decoded
 ```
@@ -16,6 +17,7 @@ ToolwireError
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 
 class ToolwireError(Exception):
@@ -70,6 +72,18 @@ class ToolInputError(ToolwireError, ValueError):
         self.tool_id = tool_id
         self.raw = raw
         super().__init__(message)
+
+
+class ToolError(ToolwireError):
+    """Raise from `execute` to fail with your own words: the model sees exactly this output.
+
+    `ToolError("city not found")` sends error text; `ToolError({"type": "error-json", "value": {...}})`
+    sends any model-output form.
+    """
+
+    def __init__(self, output: str | dict[str, Any]) -> None:
+        self.output: dict[str, Any] = {"type": "error-text", "value": output} if isinstance(output, str) else output
+        super().__init__(output if isinstance(output, str) else str(output.get("value", output)))
 
 
 class ProtocolError(ToolwireError):

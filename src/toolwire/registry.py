@@ -7,6 +7,7 @@ SDK, if it needs one) is imported only when that adapter is asked for.
 from __future__ import annotations
 
 import difflib
+import json
 import threading
 from collections.abc import Callable
 from importlib.metadata import entry_points
@@ -21,7 +22,7 @@ ENTRY_POINT_GROUP = "toolwire.adapters"
 AdapterFactory = Callable[..., Adapter]
 
 _registered: dict[str, AdapterFactory] = {}
-_instances: dict[tuple[str, tuple[tuple[str, Any], ...]], Adapter] = {}
+_instances: dict[tuple[str, str], Adapter] = {}
 _lock = threading.Lock()
 
 
@@ -43,6 +44,18 @@ def register_adapter(api: str, factory: AdapterFactory, *, replace: bool = False
             del _instances[key]
 
 
+def unregister_adapter(api: str) -> None:
+    """Forget an adapter registered in this process (entry points stay).
+
+    Raises:
+        KeyError: no adapter was registered in-process under that name.
+    """
+    with _lock:
+        del _registered[api]
+        for key in [k for k in _instances if k[0] == api]:
+            del _instances[key]
+
+
 def list_adapters() -> list[str]:
     """Every api name an adapter is registered for, sorted."""
     return sorted({*_entry_points(), *_registered})
@@ -59,7 +72,7 @@ def get_adapter(api: str, **settings: Any) -> Adapter:
     Raises:
         AdapterNotFound: no adapter has that name; the message lists the known ones.
     """
-    key = (api, tuple(sorted(settings.items())))
+    key = (api, json.dumps(settings, sort_keys=True, default=repr))
     cached = _instances.get(key)
     if cached is not None:
         return cached

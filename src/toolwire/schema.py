@@ -8,6 +8,7 @@ typed values); dicts validate with `jsonschema` (and yield the JSON value itself
 from __future__ import annotations
 
 import copy
+import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -143,9 +144,16 @@ def _compile_type(source: Any, mode: Literal["validation", "serialization"]) -> 
 
 def _compile_dict(source: Mapping[str, Any]) -> CompiledSchema:
     try:
-        canonical = cast(JsonSchema, json.loads(json.dumps(source)))
+        text = json.dumps(source)
     except (TypeError, ValueError) as exc:
         raise SchemaError(f"JSON Schema is not JSON-serializable: {exc}") from exc
+    return _compile_json_text(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile_json_text(text: str) -> CompiledSchema:
+    """Compiled once per distinct schema: checking a schema costs about a millisecond."""
+    canonical = cast(JsonSchema, json.loads(text))
     validator_class = cast(Any, jsonschema.validators.validator_for(canonical, default=jsonschema.Draft202012Validator))
     try:
         validator_class.check_schema(canonical)
@@ -163,7 +171,7 @@ def _compile_dict(source: Mapping[str, Any]) -> CompiledSchema:
 def _inline_root_ref(schema: JsonSchema) -> JsonSchema:
     """Replace a root `{"$ref": "#/$defs/X", "$defs": ...}` by X itself (providers want a root object)."""
     ref = schema.get("$ref")
-    if not isinstance(ref, str) or set(schema) - {"$ref", "$defs", "description", "title"}:
+    if not isinstance(ref, str) or set(schema) - {"$ref", "$defs", "$schema", "$id", "description", "title"}:
         return schema
     target = resolve_ref(schema, ref)
     if target is None:
@@ -171,11 +179,12 @@ def _inline_root_ref(schema: JsonSchema) -> JsonSchema:
     inlined = copy.deepcopy(target)
     defs = dict(schema.get("$defs", {}))
     name = ref.rsplit("/", 1)[-1]
-    if not _refers_to(inlined, ref):
-        defs.pop(name, None)
+    others = {k: v for k, v in defs.items() if k != name}
+    if not _refers_to([inlined, others], ref):
+        defs = others  # nothing points at it any more (mutual recursion keeps it)
     if defs:
         inlined["$defs"] = defs
-    for key in ("description",):
+    for key in ("$schema", "$id", "description"):
         if key in schema and key not in inlined:
             inlined[key] = schema[key]
     return inlined
@@ -237,12 +246,27 @@ def _has_optional_non_nullable(schema: Any, root: Mapping[str, Any], depth: int)
         for name, sub in properties.items():
             if isinstance(sub, Mapping) and name not in required and not accepts_null(sub, root):
                 return True
-    children = [v for k, v in schema.items() if k in ("properties", "$defs", "items", "anyOf", "oneOf", "allOf")]
-    for child in children:
-        values = child.values() if isinstance(child, Mapping) else child if isinstance(child, list) else [child]
-        if any(_has_optional_non_nullable(v, root, depth + 1) for v in values):
-            return True
-    return False
+    return any(_has_optional_non_nullable(sub, root, depth + 1) for sub in _subschemas(schema))
+
+
+def _subschemas(schema: Mapping[str, Any]) -> list[Any]:
+    """The schemas directly inside a schema (maps of schemas, lists of schemas, single schemas)."""
+    found: list[Any] = []
+    for key in ("properties", "$defs", "definitions", "patternProperties"):
+        value = schema.get(key)
+        if isinstance(value, Mapping):
+            found.extend(value.values())
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        value = schema.get(key)
+        if isinstance(value, list):
+            found.extend(value)
+    for key in ("items", "additionalProperties", "not", "if", "then", "else"):
+        value = schema.get(key)
+        if isinstance(value, Mapping):
+            found.append(value)
+        elif key == "items" and isinstance(value, list):
+            found.extend(value)
+    return found
 
 
 def _drop_nulls(value: Any, schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Any:
@@ -262,7 +286,7 @@ def _drop_nulls(value: Any, schema: Mapping[str, Any], root: Mapping[str, Any], 
 
 
 def _drop_nulls_in_object(value: dict[str, Any], schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Any:
-    branch = _single_object_branch(schema, root)
+    branch = _object_branch(schema, root, value)
     if branch is not None and branch is not schema:
         return _drop_nulls(value, branch, root, depth + 1)
     properties = schema.get("properties")
@@ -281,19 +305,45 @@ def _drop_nulls_in_object(value: dict[str, Any], schema: Mapping[str, Any], root
     return repaired
 
 
-def _single_object_branch(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """For `anyOf: [X, null]` return X: the only branch an object value can be meant for."""
+def _object_branch(
+    schema: Mapping[str, Any], root: Mapping[str, Any], value: Mapping[str, Any]
+) -> Mapping[str, Any] | None:
+    """The branch of an `anyOf`/`oneOf` an object value is meant for (the schema itself without one).
+
+    A value matches a branch when every `const` (or one-value `enum`) property it carries agrees
+    and, for closed branches, all its keys are declared. With several matches none is chosen.
+    """
     for key in ("anyOf", "oneOf"):
         branches = schema.get(key)
         if isinstance(branches, list):
-            non_null = [b for b in branches if isinstance(b, Mapping) and not _is_null_schema(b)]
-            if len(non_null) == 1:
-                only = cast(Mapping[str, Any], non_null[0])
-                if "$ref" in only:
-                    return resolve_ref(root, only["$ref"])
-                return only
-            return None
+            resolved = [_resolved(b, root) for b in branches if isinstance(b, Mapping) and not _is_null_schema(b)]
+            objects = [b for b in resolved if b is not None]
+            if len(objects) == 1:
+                return objects[0]
+            matching = [b for b in objects if _could_be(value, b)]
+            return matching[0] if len(matching) == 1 else None
     return schema
+
+
+def _resolved(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    return resolve_ref(root, schema["$ref"]) if "$ref" in schema else schema
+
+
+def _could_be(value: Mapping[str, Any], branch: Mapping[str, Any]) -> bool:
+    properties = branch.get("properties")
+    if not isinstance(properties, Mapping):
+        return False
+    if branch.get("additionalProperties") is False and set(value) - set(properties):
+        return False
+    for name, sub in properties.items():
+        if isinstance(sub, Mapping) and name in value:
+            fixed = sub["const"] if "const" in sub else sub["enum"][0] if len(sub.get("enum", ())) == 1 else _UNSET
+            if fixed is not _UNSET and value[name] != fixed:
+                return False
+    return True
+
+
+_UNSET = object()
 
 
 def _is_null_schema(schema: Mapping[str, Any]) -> bool:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
-from ._callbacks import Callback, count_positional, make_callback
+from ._callbacks import Callback, count_positional, make_callback, required_keyword_only
 from .exceptions import SchemaError, ToolDefinitionError
 from .names import has_carriable_name
 from .schema import CompiledSchema, SchemaValidationError, compile_schema
@@ -305,6 +305,14 @@ def _check_execute(tool_id: str, execute: Any) -> None:
     required, maximum = count_positional(execute)
     if required > 2 or maximum < 1:
         raise ToolDefinitionError(tool_id, "execute", "must accept `(input)` or `(input, context)`")
+    keyword_only = required_keyword_only(execute)
+    if keyword_only:
+        raise ToolDefinitionError(
+            tool_id,
+            "execute",
+            f"has required keyword-only parameters {keyword_only}, which are never passed; "
+            "take `(input, context)` positionally",
+        )
 
 
 def _check_examples(
@@ -319,7 +327,10 @@ def _check_examples(
         where = f"input_examples[{position}]"
         if not isinstance(example, Mapping) or set(example) != {"input"} or not isinstance(example["input"], Mapping):
             raise ToolDefinitionError(tool_id, where, 'must be {"input": {...}}')
-        value = json.loads(json.dumps(example["input"]))
+        try:
+            value = json.loads(json.dumps(example["input"]))
+        except (TypeError, ValueError) as exc:
+            raise ToolDefinitionError(tool_id, where, f"is not JSON, so no provider can be sent it: {exc}") from None
         try:
             schema.validate(value)
         except SchemaValidationError as exc:

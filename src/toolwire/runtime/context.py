@@ -80,6 +80,8 @@ class ToolContext:
     messages: Sequence[Any] | None = None
     """The conversation so far, when the caller passed it."""
     observe: Observe | None = None
+    resumed: bool = False
+    """Whether this run continues a suspended call (the resume data may be None)."""
     resume_data: Any = None
     """On resume: the data `resume()` was called with (validated against `resume_schema`)."""
     suspend_payload: Any = None
@@ -92,11 +94,6 @@ class ToolContext:
     def __post_init__(self) -> None:
         if self.observe is None:
             self.observe = Observe(self.tool_name, self.tool_call_id)
-
-    @property
-    def resumed(self) -> bool:
-        """Whether this run continues a suspended call."""
-        return self.resume_data is not None
 
     def suspend(self, payload: Any = None) -> NoReturn:
         """Pause the call with `payload`; the host resumes it later with `resume(...)`."""

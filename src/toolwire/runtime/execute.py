@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import json
 import logging
@@ -21,6 +22,7 @@ import pydantic_core
 
 from toolwire._callbacks import count_positional
 from toolwire._hooks import call_hook_async
+from toolwire.exceptions import ToolError
 from toolwire.results import ModelOutput, ToolCall, ToolResult, default_output, normalize_output
 from toolwire.schema import SchemaValidationError
 from toolwire.tools import Tool
@@ -67,9 +69,11 @@ async def execute_tool(
     messages: Sequence[Any] | None = None,
     settings: ExecutionSettings | None = None,
     context_extra: Mapping[str, Any] | None = None,
+    mcp: Any = None,
 ) -> Outcome:
     """Run one call and return its result, or a `Suspension` when the tool called `suspend()`."""
-    return await _run(tool, as_call(call), request_context, abort, messages, settings, context_extra, None)
+    options = _Options(request_context, abort, messages, settings or ExecutionSettings(), context_extra, mcp)
+    return await _run(tool, as_call(call), options, None)
 
 
 async def resume_tool(
@@ -82,6 +86,7 @@ async def resume_tool(
     messages: Sequence[Any] | None = None,
     settings: ExecutionSettings | None = None,
     context_extra: Mapping[str, Any] | None = None,
+    mcp: Any = None,
 ) -> Outcome:
     """Continue a suspended call: `execute` runs again with `context.resume_data` set."""
     call = ToolCall(
@@ -95,8 +100,8 @@ async def resume_tool(
             resume_data = tool.resume_schema.to_json(tool.resume_schema.validate(resume_data))
         except SchemaValidationError as exc:
             return _error(call, f"Resume data for tool {tool.id!r} is invalid: {exc}.", exc)
-    resumed = _Resume(resume_data, suspension.payload)
-    return await _run(tool, call, request_context, abort, messages, settings, context_extra, resumed)
+    options = _Options(request_context, abort, messages, settings or ExecutionSettings(), context_extra, mcp)
+    return await _run(tool, call, options, _Resume(resume_data, suspension.payload))
 
 
 def execute_tool_sync(tool: Tool, call: ToolCall | Mapping[str, Any], **kwargs: Any) -> Outcome:
@@ -105,7 +110,21 @@ def execute_tool_sync(tool: Tool, call: ToolCall | Mapping[str, Any], **kwargs: 
     Raises:
         RuntimeError: called from inside a running event loop (use `await execute_tool` there).
     """
+    refuse_running_loop("execute_tool_sync", "await execute_tool(...)")
     return asyncio.run(execute_tool(tool, call, **kwargs))
+
+
+def refuse_running_loop(name: str, instead: str) -> None:
+    """Sync twins cannot run inside an event loop; say so before any coroutine exists.
+
+    Raises:
+        RuntimeError: a loop is running in this thread.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise RuntimeError(f"{name} cannot be called from a running event loop; use {instead}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,35 +133,55 @@ class _Resume:
     payload: Any
 
 
-async def _run(
-    tool: Tool,
-    call: ToolCall,
-    request_context: Any,
-    abort: AbortSignal | None,
-    messages: Sequence[Any] | None,
-    settings: ExecutionSettings | None,
-    context_extra: Mapping[str, Any] | None,
-    resumed: _Resume | None,
-) -> Outcome:
-    settings = settings or ExecutionSettings()
+@dataclass(frozen=True, slots=True)
+class _Options:
+    request_context: Any
+    abort: AbortSignal | None
+    messages: Sequence[Any] | None
+    settings: ExecutionSettings
+    context_extra: Mapping[str, Any] | None
+    mcp: Any
+
+
+async def _run(tool: Tool, call: ToolCall, options: _Options, resumed: _Resume | None) -> Outcome:
     if tool.execute is None:
         return _error(call, f"Tool {tool.id!r} cannot be run here: it has no execute function.")
-    checked_context = _check_request_context(tool, call, request_context)
+    checked_context = _check_request_context(tool, call, options.request_context)
     if isinstance(checked_context, ToolResult):
         return checked_context
     validated = _validate_input(tool, call)
     if isinstance(validated, ToolResult):
         return validated
-    signal = abort or AbortSignal()
+    # Each call gets its own signal, linked to the caller's: a timeout aborts this call, not its siblings.
+    signal = AbortSignal()
+    unlink = options.abort.add_listener(signal.abort) if options.abort is not None else None
+    try:
+        return await _run_with_signal(tool, call, options, resumed, checked_context, validated, signal)
+    finally:
+        if unlink is not None:
+            unlink()
+
+
+async def _run_with_signal(
+    tool: Tool,
+    call: ToolCall,
+    options: _Options,
+    resumed: _Resume | None,
+    checked_context: Any,
+    validated: Any,
+    signal: AbortSignal,
+) -> Outcome:
     context = ToolContext(
         tool_call_id=call.tool_call_id,
         tool_name=tool.id,
         request_context=checked_context,
         abort_signal=signal,
-        messages=messages,
+        messages=options.messages,
+        resumed=resumed is not None,
         resume_data=resumed.data if resumed else None,
         suspend_payload=resumed.payload if resumed else None,
-        extra=dict(context_extra or {}),
+        mcp=options.mcp,
+        extra=dict(options.context_extra or {}),
     )
     if not call.input_hook_fired and tool.on_input_available is not None:
         await call_hook_async(
@@ -152,18 +191,21 @@ async def _run(
             input=validated,
             tool_call_id=call.tool_call_id,
             tool_name=tool.id,
-            messages=messages,
+            messages=options.messages,
             abort_signal=signal,
         )
     aborted_early = _aborted_before_run(tool, call, signal)
     if aborted_early is not None:
         return aborted_early
+    timeout = options.settings.timeout
     try:
-        raw = await _call_execute(tool, validated, context, settings.timeout)
+        raw = await _call_execute(tool, validated, context, timeout)
     except SuspendRequested as suspended:
         return _suspension(tool, call, suspended.payload)
-    except TimeoutError as exc:
-        return _error(call, f"Tool {tool.id!r} timed out after {settings.timeout} seconds; try a smaller request.", exc)
+    except ToolError as failure:
+        return _reported_error(tool, call, failure)
+    except _TimedOut as exc:
+        return _error(call, f"Tool {tool.id!r} timed out after {timeout} seconds; try a smaller request.", exc)
     except asyncio.CancelledError as exc:
         if not signal.aborted:
             raise
@@ -171,7 +213,22 @@ async def _run(
     except Exception as exc:
         logger.info("tool %r raised", tool.id, exc_info=True)
         return _error(call, f"Tool {tool.id!r} failed: {type(exc).__name__}: {exc}", exc)
-    return await _finish(tool, call, raw, signal, settings)
+    return await _finish(tool, call, raw, signal, options.settings)
+
+
+def _reported_error(tool: Tool, call: ToolCall, failure: ToolError) -> ToolResult:
+    """A `ToolError` is the tool's own wording for the model: sent as it is."""
+    try:
+        output = normalize_output(failure.output)
+    except ValueError as exc:
+        return _error(call, f"Tool {tool.id!r} raised a ToolError with an invalid output: {exc}", failure)
+    return ToolResult(
+        tool_call_id=call.tool_call_id,
+        tool_name=tool.id,
+        output=output,
+        provider_metadata=call.provider_metadata,
+        error=failure,
+    )
 
 
 def _aborted_before_run(tool: Tool, call: ToolCall, signal: AbortSignal) -> ToolResult | None:
@@ -222,8 +279,14 @@ async def _call_execute(tool: Tool, value: Any, context: ToolContext, timeout: f
     return result
 
 
+@functools.lru_cache(maxsize=4096)
 def _takes_context(execute: Any) -> bool:
+    """Whether `execute` accepts `(input, context)`; cached, signatures are slow to read."""
     return count_positional(execute)[1] >= 2
+
+
+class _TimedOut(TimeoutError):
+    """The runtime's timeout fired (distinct from a TimeoutError raised inside a tool)."""
 
 
 async def _guarded(task: asyncio.Future[Any], signal: AbortSignal, timeout: float | None) -> Any:
@@ -240,11 +303,13 @@ async def _guarded(task: asyncio.Future[Any], signal: AbortSignal, timeout: floa
         try:
             return await asyncio.wait_for(asyncio.shield(task), timeout)
         except TimeoutError:
+            if task.done():
+                raise  # the tool's own TimeoutError, not ours
             signal.abort("timeout")
             task.cancel()
             with contextlib.suppress(BaseException):
                 await task
-            raise
+            raise _TimedOut from None
     finally:
         remove()
 
@@ -271,9 +336,15 @@ async def _finish(tool: Tool, call: ToolCall, raw: Any, signal: AbortSignal, set
         )
     try:
         output = _model_output(tool, raw)
-    except (ValueError, TypeError) as exc:
+    except Exception as exc:  # to_model_output is user code: any failure becomes an error result
         return _error(call, f"Tool {tool.id!r} produced output the model cannot be shown: {exc}", exc)
-    return ToolResult(tool_call_id=call.tool_call_id, tool_name=tool.id, output=output, raw=raw, provider_metadata=None)
+    return ToolResult(
+        tool_call_id=call.tool_call_id,
+        tool_name=tool.id,
+        output=output,
+        raw=raw,
+        provider_metadata=call.provider_metadata,
+    )
 
 
 def _model_output(tool: Tool, raw: Any) -> ModelOutput:
@@ -305,6 +376,7 @@ def _error(call: ToolCall, message: str, exc: BaseException | None = None) -> To
     return ToolResult(
         tool_call_id=call.tool_call_id,
         tool_name=call.tool_name,
+        provider_metadata=call.provider_metadata,
         output={"type": "error-text", "value": message},
         error=exc,
     )

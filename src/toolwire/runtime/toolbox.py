@@ -9,6 +9,7 @@ that stops and resumes wants). Parked approvals and suspended calls export to JS
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from toolwire.schema import SchemaValidationError
 from toolwire.tools import Tool
 
 from .abort import AbortSignal
-from .execute import ExecutionSettings, Outcome, as_call, execute_tool, resume_tool
+from .execute import ExecutionSettings, Outcome, as_call, execute_tool, refuse_running_loop, resume_tool
 from .suspension import Suspension
 from .transforms import transformed
 
@@ -92,7 +93,12 @@ class Toolbox:
         return list(await asyncio.gather(*(self.run_one(c, messages=messages, abort=abort) for c in calls)))
 
     def run_sync(self, calls: Sequence[ToolCall | Mapping[str, Any]], **kwargs: Any) -> list[Outcome | ApprovalRequest]:
-        """`run` for synchronous code."""
+        """`run` for synchronous code.
+
+        Raises:
+            RuntimeError: called from inside a running event loop (use `await toolbox.run(...)`).
+        """
+        refuse_running_loop("Toolbox.run_sync", "await toolbox.run(...)")
         return asyncio.run(self.run(calls, **kwargs))
 
     async def run_one(
@@ -154,19 +160,14 @@ class Toolbox:
     def _emit_result(self, tool: Tool | None, result: ToolResult) -> ToolResult:
         if self.on_event is not None:
             if result.is_error:
-                shown = transformed(tool, "display", "error", output_text(result.output), error=result.error)
-                self.on_event(
-                    ToolOutputError(
-                        tool_call_id=result.tool_call_id, error_text=shown if isinstance(shown, str) else str(shown)
-                    )
+                shown = transformed(
+                    tool, "display", "error", output_text(result.output), tool_call_id=result.tool_call_id
                 )
+                text = shown if isinstance(shown, str) else json.dumps(shown, ensure_ascii=False, default=str)
+                self.on_event(ToolOutputError(tool_call_id=result.tool_call_id, error_text=text))
             else:
-                raw = result.raw if result.raw is not None else result.output
-                self.on_event(
-                    ToolOutputAvailable(
-                        tool_call_id=result.tool_call_id, output=transformed(tool, "display", "output", raw)
-                    )
-                )
+                shown = transformed(tool, "display", "output", result.raw, tool_call_id=result.tool_call_id)
+                self.on_event(ToolOutputAvailable(tool_call_id=result.tool_call_id, output=shown))
         return result
 
     # -- approvals -----------------------------------------------------------------------------

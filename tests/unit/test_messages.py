@@ -1,0 +1,235 @@
+"""Specification of the neutral conversation: dict forms per role, round trips, and assistant turns from events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from toolwire import (
+    AssistantMessage,
+    ReasoningPart,
+    SystemMessage,
+    TextPart,
+    ToolCall,
+    ToolMessage,
+    ToolResult,
+    UserMessage,
+)
+from toolwire.events import (
+    Event,
+    Finish,
+    ReasoningDelta,
+    ReasoningEnd,
+    ReasoningStart,
+    Start,
+    TextDelta,
+    TextEnd,
+    TextStart,
+    ToolInputAvailable,
+    ToolInputDelta,
+    ToolInputError,
+    ToolInputStart,
+    ToolOutputAvailable,
+    ToolOutputError,
+)
+from toolwire.messages import MediaPart, assistant_message, message_to_dict, system, to_message, to_messages, user
+from toolwire.results import image_data, text
+
+
+class TestDictForms:
+    def test_system(self) -> None:
+        """`{"role": "system", "content": str}`."""
+        assert to_message({"role": "system", "content": "Be brief."}) == SystemMessage(content="Be brief.")
+
+    def test_user_with_a_string(self) -> None:
+        """A string is one text part."""
+        assert to_message({"role": "user", "content": "Hi"}) == UserMessage(content=(TextPart(text="Hi"),))
+
+    def test_user_with_parts(self) -> None:
+        """Text parts become TextPart; media parts are normalized (bytes to base64)."""
+        message = to_message(
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "What is this?"},
+                    {"type": "image-data", "data": b"ab", "mediaType": "image/png"},
+                ],
+            }
+        )
+        assert message == UserMessage(
+            content=(
+                TextPart(text="What is this?"),
+                MediaPart(part={"type": "image-data", "data": "YWI=", "mediaType": "image/png"}),
+            )
+        )
+
+    def test_assistant_with_a_string(self) -> None:
+        """A string is one text part."""
+        assert to_message({"role": "assistant", "content": "Hello"}) == AssistantMessage(
+            content=(TextPart(text="Hello"),)
+        )
+
+    def test_assistant_with_every_part_type(self) -> None:
+        """Text, reasoning, tool calls and provider results are read with their metadata."""
+        message = to_message(
+            {
+                "role": "assistant",
+                "providerMetadata": {"openai": {"id": "msg_1"}},
+                "content": [
+                    {"type": "reasoning", "text": "think", "providerMetadata": {"anthropic": {"signature": "s"}}},
+                    {"type": "text", "text": "Checking."},
+                    {"type": "tool-call", "toolCallId": "c1", "toolName": "weather", "input": {"city": "Oslo"}},
+                    {"type": "tool-call", "toolCallId": "s1", "toolName": "web_search", "providerExecuted": True},
+                    {
+                        "type": "tool-result",
+                        "toolCallId": "s1",
+                        "toolName": "web_search",
+                        "output": {"type": "json", "value": []},
+                    },
+                ],
+            }
+        )
+        assert message == AssistantMessage(
+            content=(
+                ReasoningPart(text="think", provider_metadata={"anthropic": {"signature": "s"}}),
+                TextPart(text="Checking."),
+                ToolCall(tool_call_id="c1", tool_name="weather", input={"city": "Oslo"}),
+                ToolCall(tool_call_id="s1", tool_name="web_search", input={}, provider_executed=True),
+                ToolResult(tool_call_id="s1", tool_name="web_search", output={"type": "json", "value": []}),
+            ),
+            provider_metadata={"openai": {"id": "msg_1"}},
+        )
+
+    def test_tool_results(self) -> None:
+        """`role: tool` holds result parts."""
+        message = to_message(
+            {
+                "role": "tool",
+                "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "w", "output": text("21")}],
+            }
+        )
+        assert message == ToolMessage(content=(ToolResult(tool_call_id="c1", tool_name="w", output=text("21")),))
+
+    def test_message_objects_pass_through(self) -> None:
+        """Objects and dicts can be mixed."""
+        sys_message = system("x")
+        assert to_messages([sys_message, {"role": "user", "content": "y"}]) == [sys_message, user("y")]
+
+    def test_an_unknown_role_is_refused_listing_the_roles(self) -> None:
+        """`developer` or typos are not guessed at."""
+        with pytest.raises(
+            ValueError, match=r"^unknown message role 'developer'; roles: system, user, assistant, tool$"
+        ):
+            to_message({"role": "developer", "content": "x"})
+
+    def test_an_unknown_assistant_part_is_refused_listing_the_types(self) -> None:
+        """A part type from another vocabulary is refused clearly."""
+        with pytest.raises(
+            ValueError,
+            match=r"^unknown assistant part type 'tool_use'; types: text, reasoning, tool-call, tool-result$",
+        ):
+            to_message({"role": "assistant", "content": [{"type": "tool_use"}]})
+
+
+class TestRoundTrip:
+    @pytest.mark.parametrize(
+        "message",
+        [
+            system("Be brief."),
+            user("Look:", image_data(b"\x00", "image/png", "a.png")),
+            AssistantMessage(
+                content=(
+                    ReasoningPart(text="", provider_metadata={"anthropic": {"redactedData": "x"}}),
+                    TextPart(text="Here.", provider_metadata={"google": {"thoughtSignature": "t"}}),
+                    ToolCall(tool_call_id="c1", tool_name="w", input={"a": [1]}),
+                    ToolCall(tool_call_id="s1", tool_name="web_search", input={"q": "x"}, provider_executed=True),
+                    ToolResult(tool_call_id="s1", tool_name="web_search", output=text("found")),
+                ),
+                provider_metadata={"openai": {"id": "msg_1"}},
+            ),
+            ToolMessage(content=(ToolResult(tool_call_id="c1", tool_name="w", output={"type": "execution-denied"}),)),
+        ],
+        ids=["system", "user", "assistant", "tool"],
+    )
+    def test_message_to_dict_is_read_back_as_the_same_message(self, message: Any) -> None:
+        """A transcript stored as JSON replays to the same messages."""
+        assert to_message(message_to_dict(message)) == message
+
+    def test_the_assistant_dict_form_is_exact(self) -> None:
+        """Parts use AI SDK names; empty metadata is left out."""
+        message = AssistantMessage(content=(TextPart(text="Hi"), ToolCall(tool_call_id="c", tool_name="w", input={})))
+        assert message_to_dict(message) == {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Hi"},
+                {"type": "tool-call", "toolCallId": "c", "toolName": "w", "input": {}},
+            ],
+        }
+
+    def test_tool_calls_excludes_provider_executed_calls(self) -> None:
+        """Only the calls toolwire must run are listed."""
+        mine = ToolCall(tool_call_id="c", tool_name="w", input={})
+        theirs = ToolCall(tool_call_id="s", tool_name="web_search", input={}, provider_executed=True)
+        assert AssistantMessage(content=(theirs, TextPart(text="x"), mine)).tool_calls == [mine]
+
+
+class TestAssistantFromEvents:
+    def test_text_reasoning_and_calls_keep_their_order(self) -> None:
+        """Each part appears where it started; deltas are joined; metadata comes from the end event."""
+        events: list[Event] = [
+            Start(),
+            ReasoningStart(id="r"),
+            ReasoningDelta(id="r", delta="Let me "),
+            ReasoningDelta(id="r", delta="check."),
+            ReasoningEnd(id="r", provider_metadata={"anthropic": {"signature": "sig"}}),
+            TextStart(id="t"),
+            TextDelta(id="t", delta="One "),
+            TextDelta(id="t", delta="moment."),
+            TextEnd(id="t"),
+            ToolInputStart(tool_call_id="c1", tool_name="weather"),
+            ToolInputDelta(tool_call_id="c1", input_text_delta='{"city":"Oslo"}'),
+            ToolInputAvailable(tool_call_id="c1", tool_name="weather", input={"city": "Oslo"}),
+            Finish(finish_reason="tool-calls"),
+        ]
+        assert assistant_message(events) == AssistantMessage(
+            content=(
+                ReasoningPart(text="Let me check.", provider_metadata={"anthropic": {"signature": "sig"}}),
+                TextPart(text="One moment."),
+                ToolCall(tool_call_id="c1", tool_name="weather", input={"city": "Oslo"}),
+            )
+        )
+
+    def test_a_call_whose_input_failed_keeps_its_raw_input(self) -> None:
+        """The next request shows the model its own broken call next to the error result."""
+        events: list[Event] = [
+            ToolInputError(tool_call_id="c1", tool_name="weather", input='{"city": ', error_text="not JSON")
+        ]
+        assert assistant_message(events).content == (
+            ToolCall(tool_call_id="c1", tool_name="weather", input='{"city": '),
+        )
+
+    def test_provider_results_follow_their_calls_with_the_call_name(self) -> None:
+        """Provider-executed outputs become results named after their call; errors become error-text."""
+        events: list[Event] = [
+            ToolInputAvailable(tool_call_id="s1", tool_name="web_search", input={"q": "x"}, provider_executed=True),
+            ToolOutputAvailable(tool_call_id="s1", output=[{"url": "u"}], provider_executed=True),
+            ToolOutputError(tool_call_id="s2", error_text="timeout", provider_executed=True),
+            ToolOutputAvailable(tool_call_id="c9", output="ours"),
+        ]
+        assert assistant_message(events).content == (
+            ToolCall(tool_call_id="s1", tool_name="web_search", input={"q": "x"}, provider_executed=True),
+            ToolResult(tool_call_id="s1", tool_name="web_search", output={"type": "json", "value": [{"url": "u"}]}),
+            ToolResult(tool_call_id="s2", tool_name="unknown", output={"type": "error-text", "value": "timeout"}),
+        )
+
+    def test_signature_only_reasoning_is_kept(self) -> None:
+        """Redacted thinking has no text but its metadata must round-trip."""
+        events: list[Event] = [ReasoningEnd(id="r", provider_metadata={"anthropic": {"redactedData": "abc"}})]
+        assert assistant_message(events).content == (
+            ReasoningPart(text="", provider_metadata={"anthropic": {"redactedData": "abc"}}),
+        )
+
+    def test_a_part_without_deltas_is_left_out(self) -> None:
+        """An empty text part adds nothing to the transcript."""
+        assert assistant_message([TextStart(id="t"), TextEnd(id="t")]).content == ()

@@ -1,0 +1,277 @@
+"""Specification of the byte-level SSE decoder: the same events and offsets however the bytes are chunked."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from toolwire._sse import ServerSentEvent, SseDecoder
+
+BOM = b"\xef\xbb\xbf"
+
+
+def _decode(*chunks: bytes) -> list[ServerSentEvent]:
+    decoder = SseDecoder()
+    events: list[ServerSentEvent] = []
+    for chunk in chunks:
+        events.extend(decoder.feed(chunk))
+    events.extend(decoder.close())
+    return events
+
+
+def _bytewise(stream: bytes) -> list[ServerSentEvent]:
+    return _decode(*(stream[i : i + 1] for i in range(len(stream))))
+
+
+class TestLineEndings:
+    @pytest.mark.parametrize("ending", [b"\n", b"\r\n", b"\r"], ids=["lf", "crlf", "cr"])
+    def test_each_line_ending_frames_events_the_same(self, ending: bytes) -> None:
+        """LF, CRLF and CR all end lines, and a blank line ends the event."""
+        stream = ending.join([b"event: delta", b"data: one", b"", b"data: two", b"", b""])
+        assert _decode(stream) == [
+            ServerSentEvent("one", event="delta", offset=0),
+            ServerSentEvent("two", offset=len(b"event: delta" + ending + b"data: one" + ending + ending)),
+        ]
+
+    def test_mixed_line_endings_in_one_stream(self) -> None:
+        """A stream may change line endings between lines."""
+        assert _decode(b"data: a\r\n\ndata: b\r\rdata: c\n\r\n") == [
+            ServerSentEvent("a", offset=0),
+            ServerSentEvent("b", offset=10),
+            ServerSentEvent("c", offset=19),
+        ]
+
+    def test_a_crlf_split_between_chunks_is_one_line_ending(self) -> None:
+        """`\\r` at the end of a chunk and `\\n` at the start of the next end a single line."""
+        assert _decode(b"data: a\r", b"\ndata: b\r", b"\n\r", b"\n") == [ServerSentEvent("a\nb", offset=0)]
+
+    def test_a_cr_ended_line_followed_by_a_partial_line_keeps_the_next_lf(self) -> None:
+        """Only a CR at the very end of a chunk may pair with a LF at the start of the next one."""
+        assert _decode(b": c\rdata: a", b"\n\ndata: b\n\n") == [
+            ServerSentEvent("a", offset=4),
+            ServerSentEvent("b", offset=13),
+        ]
+
+    def test_a_cr_then_an_empty_chunk_then_lf_is_still_one_line_ending(self) -> None:
+        """Empty chunks carry no bytes and change no state."""
+        assert _decode(b"data: a\r", b"", b"\n", b"", b"\r\n") == [ServerSentEvent("a", offset=0)]
+
+
+class TestFields:
+    def test_data_lines_are_joined_with_newlines(self) -> None:
+        """Multi-line data is one value with `\\n` between the lines."""
+        assert _decode(b'data: {\ndata:  "a": 1\ndata: }\n\n') == [ServerSentEvent('{\n "a": 1\n}', offset=0)]
+
+    @pytest.mark.parametrize(
+        ("line", "data"),
+        [
+            (b"data:x", "x"),
+            (b"data: x", "x"),
+            (b"data:  x", " x"),
+            (b"data", ""),
+            (b"data:", ""),
+            (b"data: a:b", "a:b"),
+        ],
+    )
+    def test_one_leading_space_is_removed_from_the_value(self, line: bytes, data: str) -> None:
+        """Only the single space after the colon is syntax; a line without colon has an empty value."""
+        assert _decode(line + b"\n\n") == [ServerSentEvent(data, offset=0)]
+
+    def test_the_event_name_belongs_to_one_event_and_the_id_persists(self) -> None:
+        """`event:` resets after dispatch; `id:` is the last event id until another one arrives (SSE spec)."""
+        assert _decode(b"event: message_start\nid: 7\ndata: {}\n\ndata: {}\n\nid: 8\ndata: {}\n\n") == [
+            ServerSentEvent("{}", event="message_start", id="7", offset=0),
+            ServerSentEvent("{}", id="7", offset=37),
+            ServerSentEvent("{}", id="8", offset=47),
+        ]
+
+    def test_an_id_containing_nul_is_ignored(self) -> None:
+        """The SSE spec ignores ids with NUL."""
+        assert _decode(b"id: a\x00b\ndata: x\n\n") == [ServerSentEvent("x", offset=0)]
+
+    def test_comments_and_unknown_fields_are_ignored(self) -> None:
+        """`:` lines are keep-alives; `retry:` and unknown names carry nothing here."""
+        stream = b": ping\n\n: hi\nretry: 10\nfoo: bar\ndata: x\n\n"
+        assert _decode(stream) == [ServerSentEvent("x", offset=len(b": ping\n\n: hi\n"))]
+
+    def test_an_event_without_data_is_not_dispatched(self) -> None:
+        """A blank line after only `event:` dispatches nothing."""
+        assert _decode(b"event: ping\n\ndata: x\n\n") == [ServerSentEvent("x", offset=13)]
+
+    def test_multi_byte_characters_split_across_chunks_decode_whole(self) -> None:
+        """UTF-8 is decoded per complete line, never per chunk."""
+        stream = "data: é日😀\n\n".encode()
+        assert _bytewise(stream) == [ServerSentEvent("é日😀", offset=0)]
+
+    def test_invalid_utf8_is_replaced_not_raised(self) -> None:
+        """A broken byte becomes U+FFFD; decoding goes on."""
+        assert _decode(b"data: a\xffb\n\n") == [ServerSentEvent("a\ufffdb", offset=0)]
+
+
+class TestBomAndOffsets:
+    def test_a_leading_bom_is_skipped_and_counted_in_offsets(self) -> None:
+        """Offsets are positions in the bytes as sent, BOM included."""
+        assert _decode(BOM + b"data: a\n\ndata: b\n\n") == [
+            ServerSentEvent("a", offset=3),
+            ServerSentEvent("b", offset=12),
+        ]
+
+    def test_a_bom_split_across_chunks_is_skipped(self) -> None:
+        """The decoder waits for three bytes before deciding about a BOM."""
+        assert _decode(b"\xef", b"\xbb", b"\xbfdata: a\n\n") == [ServerSentEvent("a", offset=3)]
+
+    def test_a_bom_after_the_start_is_not_skipped(self) -> None:
+        """Only the very first bytes can be a BOM; later it is part of a field name or value."""
+        assert _decode(b"data: a\n\n" + BOM + b"data: b\n\n") == [ServerSentEvent("a", offset=0)]
+        assert _decode(b"data: " + BOM + b"x\n\n") == [ServerSentEvent("\ufeffx", offset=0)]
+
+    def test_offset_counts_complete_lines_consumed(self) -> None:
+        """`offset` is how far decoding got, in bytes, not counting a partial line."""
+        decoder = SseDecoder()
+        decoder.feed(b"data: a\r\ndata: b")
+        assert decoder.offset == 9
+        decoder.feed(b"\r")
+        assert decoder.offset == 17
+        decoder.feed(b"\n")
+        assert decoder.offset == 18
+
+
+class TestEndOfStream:
+    def test_an_unterminated_last_event_is_dispatched_at_close(self) -> None:
+        """A body cut after the last data line still yields its event."""
+        decoder = SseDecoder()
+        assert decoder.feed(b"data: a\n\ndata: b\n") == [ServerSentEvent("a", offset=0)]
+        assert decoder.close() == [ServerSentEvent("b", offset=9)]
+
+    def test_an_unterminated_last_line_is_read_at_close(self) -> None:
+        """The last line may lack its line ending."""
+        assert _decode(b"data: a\n\ndata: [DONE]") == [
+            ServerSentEvent("a", offset=0),
+            ServerSentEvent("[DONE]", offset=9),
+        ]
+
+    def test_an_empty_stream_has_no_events(self) -> None:
+        """No bytes, or only blank lines and comments: nothing."""
+        assert _decode() == []
+        assert _decode(b"\n\n: keep-alive\n\n") == []
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """One event to serialize, with comments and field lines."""
+
+    datas: tuple[str, ...]
+    event: str | None
+    id: str | None
+    comment: bool
+
+
+_value = st.text(st.characters(blacklist_characters="\r\n", blacklist_categories=["Cs"]), max_size=8) | st.sampled_from(
+    ["é", "日本", "😀🚀", "\x0b\x0c\x1c\x85\u2028", " lead", "a:b", "[DONE]"]
+)
+_specs = st.builds(
+    _Spec,
+    datas=st.lists(_value, min_size=1, max_size=3).map(tuple),
+    event=st.none() | _value,
+    id=st.none() | _value.filter(lambda v: "\0" not in v),
+    comment=st.booleans(),
+)
+
+
+def _serialize(specs: list[_Spec], endings: list[bytes], bom: bool) -> tuple[bytes, list[ServerSentEvent]]:
+    """The stream bytes and the events a correct decoder must produce from them."""
+    out = bytearray(BOM if bom else b"")
+    expected: list[ServerSentEvent] = []
+    previous = b""
+    count = 0
+    last_id: str | None = None
+
+    def line(text: str) -> None:
+        nonlocal previous, count
+        ending = endings[count % len(endings)]
+        count += 1
+        if not text and previous == b"\r" and ending == b"\n":
+            ending = b"\r\n"  # a lone LF after a CR would merge into the CR's line ending
+        out.extend(text.encode() + ending)
+        previous = ending
+
+    for spec in specs:
+        if spec.comment:
+            line(": keep-alive")
+        offset = len(out)
+        if spec.event is not None:
+            line(f"event: {spec.event}")
+        if spec.id is not None:
+            line(f"id: {spec.id}")
+        for data in spec.datas:
+            line(f"data: {data}")
+        line("")
+        last_id = spec.id if spec.id is not None else last_id
+        expected.append(ServerSentEvent("\n".join(spec.datas), event=spec.event, id=last_id, offset=offset))
+    return bytes(out), expected
+
+
+def _chunks(stream: bytes, cuts: list[int]) -> list[bytes]:
+    bounds = [0, *sorted(c % (len(stream) + 1) for c in cuts), len(stream)]
+    return [stream[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+_cuts = st.lists(st.integers(0, 2_000), max_size=60)
+
+
+class TestAnyChunking:
+    @settings(max_examples=300, deadline=None)
+    @given(
+        specs=st.lists(_specs, max_size=5),
+        endings=st.lists(st.sampled_from([b"\n", b"\r\n"]), min_size=1, max_size=3),
+        bom=st.booleans(),
+        cuts=_cuts,
+    )
+    def test_events_and_offsets_are_identical_however_the_bytes_are_chunked(
+        self, specs: list[_Spec], endings: list[bytes], bom: bool, cuts: list[int]
+    ) -> None:
+        """Cuts anywhere (inside CRLF, inside UTF-8 sequences, repeated for empty chunks) change nothing."""
+        stream, expected = _serialize(specs, endings, bom)
+        assert _decode(stream) == expected
+        assert _decode(*_chunks(stream, cuts)) == expected
+
+    @settings(max_examples=300, deadline=None)
+    @example(
+        specs=[_Spec(("a",), None, None, comment=True), _Spec(("b",), None, None, comment=False)],
+        endings=[b"\r", b"\n"],
+        bom=False,
+        cuts=[12],
+    )
+    @given(
+        specs=st.lists(_specs, max_size=5),
+        endings=st.lists(st.sampled_from([b"\n", b"\r\n", b"\r"]), min_size=1, max_size=4),
+        bom=st.booleans(),
+        cuts=_cuts,
+    )
+    def test_bare_cr_line_endings_give_identical_events_however_the_bytes_are_chunked(
+        self, specs: list[_Spec], endings: list[bytes], bom: bool, cuts: list[int]
+    ) -> None:
+        """Old-Mac CR endings mixed with the others survive every chunking too."""
+        stream, expected = _serialize(specs, endings, bom)
+        assert _decode(stream) == expected
+        assert _decode(*_chunks(stream, cuts)) == expected
+
+    @settings(max_examples=100, deadline=None)
+    @given(specs=st.lists(_specs, min_size=1, max_size=3), ending=st.sampled_from([b"\n", b"\r\n", b"\r"]))
+    def test_one_byte_at_a_time_gives_the_same_events(self, specs: list[_Spec], ending: bytes) -> None:
+        """The hardest chunking for state carried between chunks, every boundary at once."""
+        stream, expected = _serialize(specs, [ending], bom=True)
+        assert _bytewise(stream) == expected
+
+    @settings(max_examples=100, deadline=None)
+    @given(specs=st.lists(_specs, min_size=1, max_size=3), drop=st.sampled_from([1, 2]), cuts=_cuts)
+    def test_a_stream_cut_before_its_final_blank_line_still_yields_every_event(
+        self, specs: list[_Spec], drop: int, cuts: list[int]
+    ) -> None:
+        """Dropping the last terminator (and maybe the last line ending) loses no event at close."""
+        stream, expected = _serialize(specs, [b"\n"], bom=False)
+        assert _decode(*_chunks(stream[:-drop], cuts)) == expected
