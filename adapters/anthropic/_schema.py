@@ -1,0 +1,303 @@
+"""Anthropic's strict tool schemas: the JSON Schema subset `strict: true` accepts, built without mutating the input.
+
+The rules are those of the SDK's own transformer (`anthropic/lib/_parse/_transform.py::transform_schema`):
+every object gets `additionalProperties: false`, `required` is kept as given, `oneOf` becomes
+`anyOf`, `enum`/`const` of primitives replace `type`, string `format`s outside a fixed set and
+array `minItems` other than 0 or 1 are unsupported, and every other constraint is removed and
+appended to the description so the model still reads it. Differences from the SDK, each made to
+keep the schema's meaning: constructs that closing objects would change (open dictionaries,
+`patternProperties`, tuples, several `allOf` branches, values of any type) make strict impossible
+instead of being silently narrowed; `type` lists become `anyOf`; a `$ref` with a description keeps
+it through a one-branch `allOf`; draft-07 `definitions` become `$defs`; the root `title` is
+dropped; moved constraints are rendered with JSON values (`{minLength: 1, pattern: "^a"}`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+JsonSchema = dict[str, Any]
+
+STRING_FORMATS: Final = frozenset(
+    {"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"}
+)
+"""String formats strict mode keeps (`SupportedStringFormats` in the SDK transformer)."""
+
+_DROPPED: Final = frozenset({"$schema", "$id", "$comment", "$anchor", "$dynamicAnchor", "$vocabulary"})
+"""Bookkeeping keywords with no meaning for the model; removed without a trace."""
+
+_NOT_STRICT: Final = {
+    "patternProperties": "pattern properties",
+    "propertyNames": "property-name constraints",
+    "unevaluatedProperties": "unevaluated properties",
+    "dependentSchemas": "dependent schemas",
+    "dependencies": "dependencies",
+    "prefixItems": "tuple items (prefixItems)",
+    "additionalItems": "tuple items (additionalItems)",
+    "unevaluatedItems": "unevaluated items",
+    "contains": "`contains`",
+    "not": "`not`",
+    "if": "if/then/else",
+    "then": "if/then/else",
+    "else": "if/then/else",
+}
+"""Structural keywords whose meaning strict decoding cannot keep."""
+
+_NUMBER_KEYWORDS: Final = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"})
+_TYPE_KEYWORDS: Final[dict[str, frozenset[str]]] = {
+    "object": frozenset(
+        {"properties", "required", "additionalProperties", "minProperties", "maxProperties", "dependentRequired"}
+        | {"patternProperties", "propertyNames", "unevaluatedProperties", "dependentSchemas", "dependencies"}
+    ),
+    "array": frozenset(
+        {"items", "minItems", "maxItems", "uniqueItems", "minContains", "maxContains"}
+        | {"prefixItems", "additionalItems", "unevaluatedItems", "contains"}
+    ),
+    "string": frozenset({"format", "pattern", "minLength", "maxLength", "contentEncoding", "contentMediaType"}),
+    "number": _NUMBER_KEYWORDS,
+    "integer": _NUMBER_KEYWORDS,
+}
+"""Keywords that apply to one type only (how a `type` list is split into `anyOf` branches)."""
+_TYPED_KEYWORDS: Final = frozenset().union(*_TYPE_KEYWORDS.values())
+_TYPES: Final = frozenset({"object", "array", "string", "integer", "number", "boolean", "null"})
+_CONSTRAINTS: Final = (_TYPED_KEYWORDS - {"properties", "required", "additionalProperties", "items"}) | {"uniqueItems"}
+"""Moved keywords that validate (reported as no longer enforced); annotations such as `default` are not."""
+
+
+@dataclass(frozen=True, slots=True)
+class StrictSchema:
+    """The outcome of making a schema strict."""
+
+    schema: JsonSchema | None
+    """The strict schema; None when the schema cannot be strict without changing its meaning."""
+    problem: str | None = None
+    """Why strict is impossible, naming the location."""
+    moved: tuple[str, ...] = ()
+    """Constraints moved into descriptions (`minLength at properties.name`): described, not enforced."""
+
+
+class _NotStrict(Exception):
+    """A construct strict mode cannot express."""
+
+
+def strict_schema(schema: Mapping[str, Any]) -> StrictSchema:
+    """Anthropic's strict form of a root object schema, or why there is none."""
+    walker = _Walker()
+    try:
+        result = walker.root(schema)
+    except _NotStrict as exc:
+        return StrictSchema(None, str(exc))
+    return StrictSchema(result, None, tuple(walker.moved))
+
+
+class _Walker:
+    """One transformation; collects the constraints it moved into descriptions."""
+
+    __slots__ = ("moved",)
+
+    def __init__(self) -> None:
+        self.moved: list[str] = []
+
+    def root(self, schema: Mapping[str, Any]) -> JsonSchema:
+        rest = dict(schema)
+        definitions = rest.pop("definitions", None)
+        if isinstance(definitions, Mapping):
+            rest = _rewrite_refs(rest)
+            rest["$defs"] = {**_rewrite_refs(definitions), **rest.get("$defs", {})}
+        rest.pop("title", None)
+        if rest.get("type") == "object" and "properties" not in rest:
+            rest["properties"] = {}  # the root is a tool's arguments: no properties means no arguments
+        return self.node(rest, "")
+
+    def node(self, schema: Any, path: str) -> JsonSchema:
+        if not isinstance(schema, Mapping):
+            raise _NotStrict(f"the schema at {_where(path)} is {json.dumps(schema)[:40]}, not an object schema")
+        rest = {k: v for k, v in schema.items() if k not in _DROPPED}
+        defs = rest.pop("$defs", None)
+        body = self._body(rest, path)
+        if not isinstance(defs, Mapping):
+            return body
+        return {"$defs": {name: self.node(sub, _join(path, "$defs", name)) for name, sub in defs.items()}, **body}
+
+    def _body(self, rest: dict[str, Any], path: str) -> JsonSchema:
+        out: JsonSchema = {}
+        if "$ref" in rest:
+            out["$ref"] = rest.pop("$ref")
+            if rest:  # the SDK keeps only the $ref; a one-branch allOf keeps the description as well
+                out = {"allOf": [out]}
+                self._annotations(out, rest, path)
+            return out
+        if isinstance(rest.get("type"), list):
+            return self._body(self._split_types(rest), path)
+        for keyword, what in _NOT_STRICT.items():
+            if keyword in rest:
+                raise _NotStrict(f"{what} at {_where(path)} cannot be expressed in strict mode")
+        literals = self._literals(out, rest, path)
+        combined = self._combinators(out, rest, path)
+        kind = rest.pop("type", None)
+        if not literals and not combined:
+            self._typed(out, kind, rest, path)
+        self._annotations(out, rest, path)
+        return out
+
+    def _split_types(self, rest: dict[str, Any]) -> dict[str, Any]:
+        kinds = list(dict.fromkeys(rest.pop("type")))
+        if len(kinds) == 1 or "enum" in rest or "const" in rest:
+            return {**rest, "type": kinds[0]} if len(kinds) == 1 else rest
+        branches = [
+            {"type": kind, **{k: v for k, v in rest.items() if k in _TYPE_KEYWORDS.get(kind, ())}} for kind in kinds
+        ]
+        return {**{k: v for k, v in rest.items() if k not in _TYPED_KEYWORDS}, "anyOf": branches}
+
+    def _literals(self, out: JsonSchema, rest: dict[str, Any], path: str) -> bool:
+        if "enum" in rest:
+            values = rest.pop("enum")
+            if not isinstance(values, list) or not values or not all(_is_primitive(v) for v in values):
+                raise _NotStrict(
+                    f"the enum at {_where(path)} has values that are not strings, numbers, booleans or null"
+                )
+            out["enum"] = list(values)
+        if "const" in rest:
+            value = rest.pop("const")
+            if not _is_primitive(value):
+                raise _NotStrict(f"the const at {_where(path)} is not a string, number, boolean or null")
+            out["const"] = value
+        if "enum" in out or "const" in out:
+            rest.pop("type", None)  # the literals say it all (as in the SDK transformer)
+            return True
+        return False
+
+    def _combinators(self, out: JsonSchema, rest: dict[str, Any], path: str) -> bool:
+        present = [k for k in ("anyOf", "oneOf", "allOf") if k in rest]
+        if not present:
+            return False
+        if len(present) > 1:
+            raise _NotStrict(f"the schema at {_where(path)} combines {' and '.join(present)}")
+        if "type" in rest:
+            raise _NotStrict(f"the schema at {_where(path)} has both `type` and `{present[0]}`")
+        keyword = present[0]
+        branches = rest.pop(keyword)
+        if not isinstance(branches, list) or not branches:
+            raise _NotStrict(f"`{keyword}` at {_where(path)} must be a non-empty list")
+        if keyword == "allOf" and len(branches) > 1:
+            raise _NotStrict(f"`allOf` with several branches at {_where(path)} cannot be closed without changing it")
+        target = "allOf" if keyword == "allOf" else "anyOf"
+        out[target] = [self.node(branch, _join(path, keyword, str(i))) for i, branch in enumerate(branches)]
+        return True
+
+    def _typed(self, out: JsonSchema, kind: Any, rest: dict[str, Any], path: str) -> None:
+        if kind not in _TYPES:
+            what = "no `type`" if kind is None else f"the unknown type {kind!r}"
+            raise _NotStrict(f"the schema at {_where(path)} has {what}, so it allows any value")
+        out["type"] = kind
+        if kind == "object":
+            self._object(out, rest, path)
+        elif kind == "array":
+            self._array(out, rest, path)
+        elif kind == "string" and rest.get("format") in STRING_FORMATS:
+            out["format"] = rest.pop("format")
+
+    def _object(self, out: JsonSchema, rest: dict[str, Any], path: str) -> None:
+        if rest.pop("additionalProperties", False) is not False:
+            raise _NotStrict(f"the open object (additionalProperties) at {_where(path)} cannot be strict")
+        properties = rest.pop("properties", None)
+        if not isinstance(properties, Mapping):
+            raise _NotStrict(f"the object without `properties` at {_where(path)} accepts any keys")
+        out["properties"] = {name: self.node(sub, _join(path, "properties", name)) for name, sub in properties.items()}
+        out["additionalProperties"] = False
+        if "required" in rest:
+            out["required"] = list(rest.pop("required"))
+
+    def _array(self, out: JsonSchema, rest: dict[str, Any], path: str) -> None:
+        if "items" not in rest:
+            raise _NotStrict(f"the array without `items` at {_where(path)} accepts any items")
+        out["items"] = self.node(rest.pop("items"), _join(path, "items"))
+        minimum = rest.get("minItems")
+        if minimum in (0, 1) and not isinstance(minimum, bool):
+            out["minItems"] = rest.pop("minItems")
+
+    def _annotations(self, out: JsonSchema, rest: dict[str, Any], path: str) -> None:
+        description = rest.pop("description", None)
+        title = rest.pop("title", None)
+        if description is not None:
+            out["description"] = description
+        if title is not None:
+            out["title"] = title
+        if rest:
+            self.moved.extend(f"{keyword} at {_where(path)}" for keyword in rest if keyword in _CONSTRAINTS)
+            rendered = ", ".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in rest.items())
+            out["description"] = (f"{description}\n\n" if description is not None else "") + "{" + rendered + "}"
+
+
+def _rewrite_refs(node: Any) -> Any:
+    """A copy with `#/definitions/...` references pointing at `#/$defs/...`."""
+    if isinstance(node, Mapping):
+        copied = {k: _rewrite_refs(v) for k, v in node.items()}
+        ref = copied.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/definitions/"):
+            copied["$ref"] = "#/$defs/" + ref.removeprefix("#/definitions/")
+        return copied
+    if isinstance(node, list):
+        return [_rewrite_refs(v) for v in node]
+    return node
+
+
+def _is_primitive(value: Any) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def _join(path: str, *parts: str) -> str:
+    return ".".join((path, *parts)) if path else ".".join(parts)
+
+
+def _where(path: str) -> str:
+    return f"`{path}`" if path else "the root"
+
+
+ROOT_COMBINATORS: Final = ("anyOf", "oneOf", "allOf")
+"""Refused at the top of `input_schema` ("input_schema does not support oneOf, allOf, or anyOf at the top level",
+anthropics/claude-code#5319, mobile-next/mobile-mcp#344)."""
+
+
+def without_root_combinators(schema: Mapping[str, Any]) -> tuple[JsonSchema, tuple[str, ...]]:
+    """A copy with the root's `anyOf`/`oneOf`/`allOf` folded away, and the keywords that were.
+
+    Branch properties join the root's (so the model still sees every field), `allOf` branches'
+    `required` join the root's, and the combinators themselves are appended to the description
+    as JSON; the validator keeps enforcing the original schema.
+    """
+    found = tuple(k for k in ROOT_COMBINATORS if isinstance(schema.get(k), list))
+    if not found:
+        return dict(schema), ()
+    out = {k: v for k, v in schema.items() if k not in found}
+    properties = dict(out.get("properties") or {})
+    required = list(out.get("required") or [])
+    for keyword in found:
+        for branch in schema[keyword]:
+            target = _resolved(schema, branch)
+            for name, sub in (target.get("properties") or {}).items():
+                properties.setdefault(name, sub)
+            if keyword == "allOf":
+                required.extend(r for r in target.get("required") or [] if r not in required)
+    out["properties"] = properties
+    if required:
+        out["required"] = required
+    rendered = ", ".join(f"{k}: {json.dumps(schema[k], ensure_ascii=False)}" for k in found)
+    description = out.get("description")
+    out["description"] = (f"{description}\n\n" if description else "") + "{" + rendered + "}"
+    return out, found
+
+
+def _resolved(root: Mapping[str, Any], branch: Any) -> Mapping[str, Any]:
+    if not isinstance(branch, Mapping):
+        return {}
+    ref = branch.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        node: Any = root
+        for part in ref[2:].split("/"):
+            node = node.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(node, Mapping) else None
+        return node if isinstance(node, Mapping) else {}
+    return branch

@@ -1,0 +1,162 @@
+"""`AnthropicAdapter`: the Messages API (`client.messages.create`), api name `"anthropic"`.
+
+Tools become `ToolParam`s (strict schemas per `_schema.py`, native `input_examples`); tool choice
+maps to `auto`/`any`/`tool`/`none` with `disable_parallel_tool_use`; streams and whole messages
+decode through `_decode.py`; results and history encode through `_history.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from functools import partial
+from typing import Any, ClassVar
+
+from toolwire.adapter import Adapter, EncodedTools, EncodeOptions
+from toolwire.capabilities import Capabilities
+from toolwire.compat import Degradation, report
+from toolwire.exceptions import ConfigurationError
+from toolwire.messages import Message
+from toolwire.names import ANTHROPIC_NAMES, NameMap
+from toolwire.results import ToolResult
+from toolwire.tool_choice import ToolChoice
+from toolwire.tools import Tool
+
+from ._decode import AnthropicDecoder
+from ._history import encode_history, tool_results_message
+from ._tools import tool_choice_fragment, tool_entry
+
+DEFAULT_MAX_TOKENS = 4096
+"""`max_tokens` when the caller gives none: the Messages API requires it."""
+_REQUEST_FIELDS = frozenset({"model", "messages", "tool_choice", "stream"})
+
+
+class AnthropicAdapter(Adapter):
+    """Anthropic Messages: tools, tool choice, streams, tool results and history."""
+
+    api: ClassVar[str] = "anthropic"
+    provider: ClassVar[str] = "anthropic"
+    name_rules = ANTHROPIC_NAMES
+    capabilities = Capabilities(
+        strict_tools=True,
+        native_input_examples=True,
+        output_schema=False,
+        parallel_tool_calls=True,
+        disable_parallel=True,
+        allowed_tools_subset=False,
+        streamed_arguments=True,
+        image_tool_results=True,
+        file_tool_results=True,
+        reasoning=True,
+        server_tools=True,
+    )
+    reserved_tool_fields = frozenset({"name", "description", "input_schema", "strict", "input_examples"})
+
+    # -- tool definitions --------------------------------------------------------------------
+
+    def encode_tool(
+        self, tool: Tool, wire_name: str, options: EncodeOptions, degradations: list[Degradation]
+    ) -> dict[str, Any]:
+        """One `ToolParam`: name, description, input schema (strict when asked), examples."""
+        return tool_entry(tool, wire_name, options, partial(self.degrade, degradations))
+
+    def build_fragment(
+        self,
+        entries: list[dict[str, Any]],
+        choice: ToolChoice | None,
+        names: NameMap,
+        tools: tuple[Tool, ...],
+        degradations: list[Degradation],
+    ) -> dict[str, Any]:
+        """`{"tools": [...], "tool_choice"?: {...}}`."""
+        return tool_choice_fragment(entries, choice, names, partial(self.degrade, degradations))
+
+    # -- responses ---------------------------------------------------------------------------
+
+    def new_decoder(self) -> AnthropicDecoder:
+        """Decoding state for one response (stream events or a whole message)."""
+        return AnthropicDecoder()
+
+    # -- results and history -----------------------------------------------------------------
+
+    def encode_tool_results(self, results: Sequence[ToolResult | Mapping[str, Any]], /) -> list[dict[str, Any]]:
+        """ONE user message holding a `tool_result` block per result, in the order given.
+
+        Raises:
+            ConfigurationError: a result whose output is not a model-output form.
+        """
+        degradations: list[Degradation] = []
+        message = tool_results_message(results, partial(self._degrade_once, degradations))
+        report(degradations)
+        return [] if message is None else [message]
+
+    def encode_messages(self, messages: Sequence[Message | Mapping[str, Any]], /, **options: Any) -> dict[str, Any]:
+        """`{"system"?: ..., "messages": [...]}`: the request fields for a neutral conversation.
+
+        Raises:
+            ConfigurationError: an unknown option, or a message or result toolwire cannot read.
+        """
+        if options:
+            raise ConfigurationError(f"{self.api} encode_messages takes no options, got {sorted(options)}")
+        degradations: list[Degradation] = []
+        fields = encode_history(messages, partial(self._degrade_once, degradations))
+        report(degradations)
+        return fields
+
+    # -- calling the SDK (agent loop, conformance suite) ----------------------------------------
+
+    def build_request(
+        self,
+        *,
+        model: str,
+        messages: Sequence[Message],
+        tools: EncodedTools | None,
+        options: Mapping[str, Any],
+        stream: bool,
+    ) -> dict[str, Any]:
+        """`client.messages.create` keyword arguments; `max_tokens` (required by the API) defaults to 4096.
+
+        A `tools` option holds Anthropic's own tool entries (web search, code execution, ...):
+        they are sent after toolwire's tools.
+
+        Raises:
+            ConfigurationError: options that would replace the conversation or the tool choice,
+                or a `system` option beside system messages.
+        """
+        clash = sorted(options.keys() & _REQUEST_FIELDS)
+        if clash:
+            raise ConfigurationError(f"{self.api} request options may not set {clash}: toolwire builds them")
+        fields = self.encode_messages(messages)
+        if "system" in options and "system" in fields:
+            raise ConfigurationError(
+                f"{self.api}: give the system prompt either as a system message or as the `system` option, not both"
+            )
+        request: dict[str, Any] = {"model": model, "max_tokens": DEFAULT_MAX_TOKENS, **fields, **(tools or {})}
+        request.update(options)
+        if "tools" in options:
+            request["tools"] = [*(tools["tools"] if tools else ()), *options["tools"]]
+        request["stream"] = stream
+        return request
+
+    def invoke(self, client: Any, request: Mapping[str, Any], *, stream: bool) -> Any:
+        """The SDK's event stream or `Message`; requests with `betas` go through `client.beta.messages`."""
+        messages = client.beta.messages if "betas" in request else client.messages
+        return messages.create(**request)
+
+    async def ainvoke(self, client: Any, request: Mapping[str, Any], *, stream: bool) -> Any:
+        """The async SDK's event stream or `Message`."""
+        messages = client.beta.messages if "betas" in request else client.messages
+        return await messages.create(**request)
+
+    def sdk_client(
+        self, *, api_key: str, asynchronous: bool = False, http_client: Any = None, base_url: str | None = None
+    ) -> Any:
+        """An `anthropic.Anthropic` (or `AsyncAnthropic`) client without retries."""
+        import anthropic
+
+        factory = anthropic.AsyncAnthropic if asynchronous else anthropic.Anthropic
+        return factory(api_key=api_key, http_client=http_client, base_url=base_url, max_retries=0)
+
+    def _degrade_once(self, degradations: list[Degradation], feature: str, action: str, tool_id: str | None) -> None:
+        """Record a degradation unless the same one is already recorded (a long history repeats them)."""
+        if not any(d.feature == feature and d.action == action and d.tool_id == tool_id for d in degradations):
+            self.degrade(degradations, feature, action, tool_id)

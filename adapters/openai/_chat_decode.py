@@ -1,0 +1,291 @@
+"""Chat Completions responses (chunks, whole completions, SDK helper events) mapped to deltas.
+
+Calls are keyed by `(choice index, tool_calls[].index)` (`ChoiceDeltaToolCall` in
+`openai/types/chat/chat_completion_chunk.py`); id and name come with a call's first delta,
+arguments in later ones. OpenAI streams calls one after another, but interleaved calls work
+too, and a new id on an index that is already open starts a new call (servers that number
+every call 0). A choice's calls and text end at its `finish_reason`, or at the end of the
+stream. The usage chunk has empty `choices`; `[DONE]` never reaches the decoder.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Hashable
+from typing import Any
+
+from toolwire.deltas import (
+    Delta,
+    MessageStarted,
+    PartFinished,
+    ReasoningPiece,
+    StepFinished,
+    StreamFailed,
+    TextPiece,
+    ToolArgsPiece,
+    ToolCallComplete,
+    ToolCallFinished,
+    ToolCallStarted,
+    UsageReport,
+)
+
+from ._read import get as field
+from ._usage import CHAT_FINISH_REASONS, chat_usage
+
+_REFUSAL_END = {"openai": {"refusal": True}}
+_TOOL_CALLS_ONLY = frozenset({"tool_calls"})
+_REASONING_FIELDS = ("reasoning_content", "reasoning")
+"""Reasoning text some OpenAI-compatible servers add to the delta (vLLM, DeepSeek; OpenRouter)."""
+
+
+class _OpenCall:
+    """A streaming call: its assembler key, its id, and whether its name was seen."""
+
+    __slots__ = ("call_id", "key", "named")
+
+    def __init__(self, key: Hashable, call_id: str | None, named: bool) -> None:
+        self.key = key
+        self.call_id = call_id
+        self.named = named
+
+
+class ChatDecoder:
+    """Per-response state for Chat Completions."""
+
+    __slots__ = ("_calls", "_last_index", "_parts", "_started")
+
+    def __init__(self) -> None:
+        self._calls: dict[tuple[int, int], _OpenCall] = {}
+        self._last_index: dict[int, int] = {}
+        self._parts: dict[int, list[Hashable]] = {}
+        self._started = False
+
+    def feed(self, frame: Any) -> list[Delta]:
+        """Deltas for one chunk, completion, or SDK helper event."""
+        piece = self._arguments_only(frame) if type(frame) is dict else self._sdk_arguments_only(frame)
+        if piece is not None:
+            return [piece]
+        choices = field(frame, "choices")
+        if choices is None:
+            return self._not_a_chunk(frame)
+        out: list[Delta] = []
+        if not self._started:
+            self._started = True
+            out.append(MessageStarted(message_id=field(frame, "id")))
+        for choice in choices:
+            message = field(choice, "message")
+            if message is not None:
+                self._message(field(choice, "index", 0), message, out)
+                self._finish(choice, out)
+                continue
+            delta = field(choice, "delta")
+            if delta is not None:
+                self._delta(field(choice, "index", 0), delta, out)
+            if field(choice, "finish_reason") is not None:
+                self._finish(choice, out)
+        usage = field(frame, "usage")
+        if usage is not None:
+            out.append(UsageReport(chat_usage(usage)))
+        return out
+
+    def close(self) -> list[Delta]:
+        """End of stream: calls and parts of choices that never sent a finish_reason end here."""
+        out: list[Delta] = []
+        for open_call in self._calls.values():
+            out.append(ToolCallFinished(open_call.key))
+        self._calls.clear()
+        for keys in self._parts.values():
+            out.extend(PartFinished(key) for key in keys)
+        self._parts.clear()
+        return out
+
+    # -- the hot path: a chunk that only carries more argument text for an open call -----------
+
+    def _arguments_only(self, frame: dict[str, Any]) -> ToolArgsPiece | None:
+        choices = frame.get("choices")
+        if not choices or len(choices) != 1 or frame.get("usage") is not None:
+            return None
+        choice = choices[0]
+        delta = choice.get("delta")
+        if delta is None or len(delta) != 1 or choice.get("finish_reason") is not None:
+            return None
+        calls = delta.get("tool_calls")
+        if not calls or len(calls) != 1:
+            return None
+        call = calls[0]
+        function = call.get("function")
+        if function is None or call.get("id") is not None or function.get("name") is not None:
+            return None
+        open_call = self._calls.get((choice.get("index", 0), call.get("index")))
+        arguments = function.get("arguments")
+        return ToolArgsPiece(open_call.key, arguments) if open_call is not None and type(arguments) is str else None
+
+    def _sdk_arguments_only(self, frame: Any) -> ToolArgsPiece | None:
+        """`_arguments_only` for SDK chunks: declared fields read directly, anything else falls through."""
+        try:
+            attributes = frame.__dict__
+            choices = attributes["choices"]
+            if len(choices) != 1 or attributes["usage"] is not None:
+                return None
+            choice = choices[0]
+            delta = choice.delta
+            if choice.finish_reason is not None or delta.__pydantic_fields_set__ != _TOOL_CALLS_ONLY:
+                return None
+            calls = delta.tool_calls
+            if len(calls) != 1:
+                return None
+            call = calls[0]
+            function = call.function
+            if call.id is not None or function.name is not None:
+                return None
+            open_call = self._calls.get((choice.index, call.index))
+            arguments = function.arguments
+        except (AttributeError, KeyError, TypeError):  # not a plain SDK chunk: the general path reads it
+            return None
+        return ToolArgsPiece(open_call.key, arguments) if open_call is not None and type(arguments) is str else None
+
+    # -- frames that are not chunks ------------------------------------------------------------
+
+    def _not_a_chunk(self, frame: Any) -> list[Delta]:
+        kind = field(frame, "type")
+        if kind == "chunk":  # `client.chat.completions.stream()` helper event wrapping a chunk
+            return self.feed(field(frame, "chunk"))
+        error = field(frame, "error")
+        if error is not None:
+            return [StreamFailed(_error_text(error))]
+        return []
+
+    # -- streamed chunks -----------------------------------------------------------------------
+
+    def _delta(self, choice: int, delta: Any, out: list[Delta]) -> None:
+        tool_calls = field(delta, "tool_calls")
+        if tool_calls:
+            for call in tool_calls:
+                self._call_delta(choice, call, out)
+        content = field(delta, "content")
+        if content:
+            self._text(("text", choice), choice, _text_of(content), out)
+        refusal = field(delta, "refusal")
+        if refusal:
+            self._text(("refusal", choice), choice, refusal, out)
+        reasoning = _reasoning_text(delta)
+        if reasoning:
+            key = ("reasoning", choice)
+            keys = self._parts.setdefault(choice, [])
+            if key not in keys:
+                keys.append(key)
+            out.append(ReasoningPiece(key, reasoning))
+        legacy = field(delta, "function_call")
+        if legacy is not None:
+            self._call_delta(choice, {"index": -1, "function": legacy}, out)
+
+    def _call_delta(self, choice: int, call: Any, out: list[Delta]) -> None:
+        index = field(call, "index")
+        call_id = field(call, "id")
+        if index is None:  # servers that leave out the index: continue the last call, or start one
+            last = self._last_index.get(choice, -1)
+            index = last + 1 if call_id is not None or last < 0 else last
+        slot = (choice, index)
+        function = field(call, "function")
+        name = field(function, "name") if function is not None else None
+        open_call = self._calls.get(slot)
+        if open_call is None or (
+            call_id is not None and open_call.call_id is not None and call_id != open_call.call_id
+        ):
+            if open_call is not None:
+                out.append(ToolCallFinished(open_call.key))
+            open_call = self._calls[slot] = _OpenCall(slot, call_id, name is not None)
+            self._last_index[choice] = index
+            out.append(ToolCallStarted(slot, call_id, name))
+        elif name is not None and not open_call.named:
+            open_call.named = True
+            out.append(ToolCallStarted(slot, open_call.call_id or call_id, name))
+        if function is not None:
+            arguments = _arguments_text(field(function, "arguments"))
+            if arguments:
+                out.append(ToolArgsPiece(open_call.key, arguments))
+
+    def _text(self, key: tuple[str, int], choice: int, text: str, out: list[Delta]) -> None:
+        keys = self._parts.setdefault(choice, [])
+        if key not in keys:
+            keys.append(key)
+        out.append(TextPiece(key, text))
+
+    def _finish(self, choice: Any, out: list[Delta]) -> None:
+        index = field(choice, "index", 0)
+        for slot in [s for s in self._calls if s[0] == index]:
+            out.append(ToolCallFinished(self._calls.pop(slot).key))
+        for key in self._parts.pop(index, ()):
+            end = _REFUSAL_END if isinstance(key, tuple) and key[0] == "refusal" else None
+            out.append(PartFinished(key, end))
+        raw = field(choice, "finish_reason")
+        if raw is not None:
+            out.append(StepFinished(CHAT_FINISH_REASONS.get(raw, "other"), raw_reason=raw))
+
+    # -- whole completions ---------------------------------------------------------------------
+
+    def _message(self, choice: int, message: Any, out: list[Delta]) -> None:
+        reasoning = _reasoning_text(message)
+        if reasoning:
+            out.append(ReasoningPiece(("reasoning", choice), reasoning))
+            out.append(PartFinished(("reasoning", choice)))
+        content = field(message, "content")
+        if content:
+            out.append(TextPiece(("text", choice), _text_of(content)))
+            out.append(PartFinished(("text", choice)))
+        refusal = field(message, "refusal")
+        if refusal:
+            out.append(TextPiece(("refusal", choice), refusal))
+            out.append(PartFinished(("refusal", choice), _REFUSAL_END))
+        for position, call in enumerate(field(message, "tool_calls") or ()):
+            out.append(_complete_call((choice, position), call))
+        legacy = field(message, "function_call")
+        if legacy is not None:
+            arguments = _arguments_text(field(legacy, "arguments"))
+            out.append(ToolCallComplete((choice, -1), None, field(legacy, "name"), arguments))
+
+
+def _complete_call(key: tuple[int, int], call: Any) -> ToolCallComplete:
+    """A whole `tool_calls[]` entry: a function call (JSON text) or a custom call (raw text)."""
+    custom = field(call, "custom")
+    if field(call, "type") == "custom" and custom is not None:
+        return ToolCallComplete(
+            key,
+            field(call, "id"),
+            field(custom, "name"),
+            input={"input": field(custom, "input", "")},
+            has_input=True,
+            provider_metadata={"openai": {"custom": True}},
+        )
+    function = field(call, "function")
+    arguments = _arguments_text(field(function, "arguments"))
+    return ToolCallComplete(key, field(call, "id"), field(function, "name"), arguments)
+
+
+def _arguments_text(value: Any) -> str:
+    """Argument text; some compatible servers (older Ollama) send the arguments as an object."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _text_of(content: Any) -> str:
+    """Message text; some compatible servers send a list of text parts instead of a string."""
+    if isinstance(content, str):
+        return content
+    return "".join(str(field(part, "text", "")) for part in content if field(part, "type") == "text")
+
+
+def _reasoning_text(message: Any) -> str | None:
+    """The first reasoning field a compatible server filled in (servers that fill both repeat the text)."""
+    for name in _REASONING_FIELDS:
+        value = field(message, name)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _error_text(error: Any) -> str:
+    message = field(error, "message", "unknown error") if not isinstance(error, str) else error
+    code = field(error, "code") if not isinstance(error, str) else None
+    return f"openai-chat error{f' ({code})' if code else ''}: {message}"

@@ -1,0 +1,386 @@
+"""Responses streams (and whole `response` objects) mapped to deltas.
+
+Every part is keyed by its output item id: a function call by its `fc_...` item (its
+`call_id` becomes the tool call id), text by `<msg id>:<content index>`, a reasoning summary
+by `<rs id>:summary:<index>`. Event shapes: `openai/types/responses/response_stream_event.py`.
+
+- Function calls: `output_item.added` starts, `function_call_arguments.delta` streams,
+  `.done` (or `output_item.done`) ends with the full text, which wins over the fragments.
+- Custom tools send raw text, not JSON; toolwire reports their input as `{"input": text}` and
+  streams it as the JSON text of that object, so every `tool-input-delta` is JSON text.
+- Reasoning: summaries (and raw `reasoning_text`) become reasoning parts; each ends with
+  `providerMetadata.openai.itemId` (and `reasoningEncryptedContent` on the item's first part),
+  so `encode_messages` can send the reasoning item back. A reasoning item with no text still
+  yields an empty reasoning part carrying that metadata.
+- Items of built-in tools are provider-executed calls (`_hosted`).
+- `response.completed` / `incomplete` / `failed` and `error` give the finish reason and usage.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Hashable
+from typing import Any
+
+from toolwire.deltas import (
+    Delta,
+    MessageStarted,
+    PartFinished,
+    ReasoningPiece,
+    StepFinished,
+    StreamFailed,
+    TextPiece,
+    ToolArgsPiece,
+    ToolCallComplete,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from toolwire.events import FinishReason
+
+from ._hosted import HOSTED, OUTPUT_ITEMS, call_id_of, completed, output_item, started, to_json
+from ._read import get as field
+from ._usage import INCOMPLETE_REASONS, responses_usage
+
+_ARGUMENTS_DELTA = "response.function_call_arguments.delta"
+_CUSTOM_OPEN = '{"input":"'
+_CUSTOM_CLOSE = '"}'
+
+
+class _Item:
+    """What the decoder remembers about one output item."""
+
+    __slots__ = ("custom_open", "finished", "kind", "parts")
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.parts: list[Hashable] = []
+        self.custom_open = False
+        self.finished = False
+        """A call whose `.done` event already ended it (`output_item.done` then adds nothing)."""
+
+
+class ResponsesDecoder:
+    """Per-response state for the Responses API."""
+
+    __slots__ = ("_client_action", "_done", "_handlers", "_items", "_last_tool_search", "_started")
+
+    def __init__(self) -> None:
+        self._items: dict[str, _Item] = {}
+        self._started = False
+        self._done = False
+        self._client_action = False
+        self._last_tool_search: str | None = None
+        self._handlers: dict[str, Callable[[Any], list[Delta]]] = {
+            "response.output_text.delta": self._text_delta,
+            "response.reasoning_summary_text.delta": self._summary_delta,
+            "response.reasoning_text.delta": self._reasoning_text_delta,
+            "response.refusal.delta": self._refusal_delta,
+            "response.custom_tool_call_input.delta": self._custom_delta,
+            "response.function_call_arguments.done": self._arguments_done,
+            "response.custom_tool_call_input.done": self._custom_done,
+            "response.reasoning_summary_part.added": self._summary_part,
+            "response.output_item.added": self._item_added,
+            "response.output_item.done": self._item_done,
+            "response.created": self._created,
+            "response.in_progress": self._created,
+            "response.queued": self._created,
+            "response.completed": self._ended,
+            "response.incomplete": self._ended,
+            "response.failed": self._ended,
+            "error": self._error,
+        }
+
+    def feed(self, frame: Any) -> list[Delta]:
+        """Deltas for one stream event or one whole `response` object."""
+        attributes = frame if type(frame) is dict else getattr(frame, "__dict__", None) or {}
+        kind = attributes.get("type")
+        if kind == _ARGUMENTS_DELTA:  # the hot path
+            return [ToolArgsPiece(attributes.get("item_id"), attributes.get("delta") or "")]
+        if kind is None:
+            return self._whole(frame) if field(frame, "object") == "response" else []
+        handler = self._handlers.get(kind)
+        return handler(frame) if handler is not None else []
+
+    def close(self) -> list[Delta]:
+        """A stream that started but never said how it ended was cut off: say so (its open calls are refused)."""
+        if self._started and not self._done:
+            return [
+                StreamFailed("the openai-responses stream ended before its response.completed event: it was cut off")
+            ]
+        return []
+
+    # -- deltas ------------------------------------------------------------------------------
+
+    def _text_delta(self, frame: Any) -> list[Delta]:
+        key = self._part(field(frame, "item_id"), "message", f":{field(frame, 'content_index', 0)}")
+        return [TextPiece(key, field(frame, "delta", ""))]
+
+    def _refusal_delta(self, frame: Any) -> list[Delta]:
+        key = self._part(field(frame, "item_id"), "message", f":refusal:{field(frame, 'content_index', 0)}")
+        return [TextPiece(key, field(frame, "delta", ""))]
+
+    def _summary_part(self, frame: Any) -> list[Delta]:
+        key = self._part(field(frame, "item_id"), "reasoning", f":summary:{field(frame, 'summary_index', 0)}")
+        return [ReasoningPiece(key, "")]
+
+    def _summary_delta(self, frame: Any) -> list[Delta]:
+        key = self._part(field(frame, "item_id"), "reasoning", f":summary:{field(frame, 'summary_index', 0)}")
+        return [ReasoningPiece(key, field(frame, "delta", ""))]
+
+    def _reasoning_text_delta(self, frame: Any) -> list[Delta]:
+        key = self._part(field(frame, "item_id"), "reasoning", f":content:{field(frame, 'content_index', 0)}")
+        return [ReasoningPiece(key, field(frame, "delta", ""))]
+
+    def _part(self, item_id: str, kind: str, suffix: str) -> str:
+        """The key of a text or reasoning part, remembered on its item so the item's end closes it."""
+        key = f"{item_id}{suffix}"
+        item = self._items.get(item_id)
+        if item is None:
+            item = self._items[item_id] = _Item(kind)
+        if key not in item.parts:
+            item.parts.append(key)
+        return key
+
+    def _custom_delta(self, frame: Any) -> list[Delta]:
+        item_id = field(frame, "item_id")
+        item = self._items.get(item_id)
+        if item is None:  # never added: its `output_item.done` brings the whole call
+            return []
+        text = json.dumps(field(frame, "delta", ""), ensure_ascii=False)[1:-1]
+        if not item.custom_open:
+            item.custom_open = True
+            text = _CUSTOM_OPEN + text
+        return [ToolArgsPiece(item_id, text)]
+
+    def _arguments_done(self, frame: Any) -> list[Delta]:
+        item_id = field(frame, "item_id")
+        item = self._items.get(item_id)
+        if item is None:  # never added: its `output_item.done` brings the whole call
+            return []
+        item.finished = True
+        return [ToolCallFinished(item_id, arguments=field(frame, "arguments", ""))]
+
+    def _custom_done(self, frame: Any) -> list[Delta]:
+        item_id = field(frame, "item_id")
+        item = self._items.get(item_id)
+        if item is None:
+            return []
+        deltas: list[Delta] = []
+        if item.custom_open:
+            deltas.append(ToolArgsPiece(item_id, _CUSTOM_CLOSE))
+        item.finished = True
+        deltas.append(ToolCallFinished(item_id, input={"input": field(frame, "input", "")}, has_input=True))
+        return deltas
+
+    # -- items -------------------------------------------------------------------------------
+
+    def _item_added(self, frame: Any) -> list[Delta]:
+        item = field(frame, "item")
+        kind = field(item, "type")
+        item_id = field(item, "id")
+        if item_id is not None and item_id not in self._items:
+            self._items[item_id] = _Item(kind)
+        if kind == "function_call":
+            deltas: list[Delta] = [
+                ToolCallStarted(
+                    item_id, field(item, "call_id"), field(item, "name"), provider_metadata=_call_metadata(item)
+                )
+            ]
+            arguments = field(item, "arguments")
+            if arguments:
+                deltas.append(ToolArgsPiece(item_id, arguments))
+            return deltas
+        if kind == "custom_tool_call":
+            return [
+                ToolCallStarted(
+                    item_id, field(item, "call_id"), field(item, "name"), provider_metadata=_call_metadata(item)
+                )
+            ]
+        spec = HOSTED.get(kind)
+        if spec is not None:
+            return [started(item, spec)]
+        return []
+
+    def _item_done(self, frame: Any) -> list[Delta]:
+        item = field(frame, "item")
+        known = self._items.get(field(item, "id"))
+        if known is not None and known.finished:
+            return []
+        return self._item(item, opened=known is not None)
+
+    def _item(self, item: Any, *, opened: bool) -> list[Delta]:
+        """Deltas that end an item (`opened`: its start was streamed; else it arrives whole)."""
+        kind = field(item, "type")
+        item_id = field(item, "id")
+        if kind == "function_call":
+            arguments = field(item, "arguments", "")
+            if opened:
+                return [ToolCallFinished(item_id, arguments=arguments)]
+            return [
+                ToolCallComplete(
+                    item_id,
+                    field(item, "call_id"),
+                    field(item, "name"),
+                    arguments,
+                    provider_metadata=_call_metadata(item),
+                )
+            ]
+        if kind == "custom_tool_call":
+            value = {"input": field(item, "input", "")}
+            if opened:
+                return self._custom_done({"item_id": item_id, "input": value["input"]})
+            return [
+                ToolCallComplete(
+                    item_id,
+                    field(item, "call_id"),
+                    field(item, "name"),
+                    input=value,
+                    has_input=True,
+                    provider_metadata=_call_metadata(item),
+                )
+            ]
+        if kind == "message":
+            return self._message_done(item, opened=opened)
+        if kind == "reasoning":
+            return self._reasoning_done(item, opened=opened)
+        spec = HOSTED.get(kind)
+        if spec is not None:
+            if spec.runs_on(item) == "client":
+                self._client_action = True
+            if kind == "tool_search_call":
+                self._last_tool_search = call_id_of(item)
+            return completed(item, spec, opened=opened)
+        if kind in OUTPUT_ITEMS:
+            call_id = field(item, "call_id") or (self._last_tool_search if kind == "tool_search_output" else None)
+            return [output_item(item, str(call_id))] if call_id else []
+        return []
+
+    def _message_done(self, item: Any, *, opened: bool) -> list[Delta]:
+        item_id = field(item, "id")
+        end: dict[str, Any] = {"itemId": item_id}
+        phase = field(item, "phase")
+        if phase is not None:
+            end["phase"] = phase
+        state = self._items.pop(item_id, None)
+        deltas: list[Delta] = []
+        if not opened or state is None or not state.parts:
+            for index, part in enumerate(field(item, "content") or ()):
+                kind = field(part, "type")
+                if kind not in ("output_text", "refusal"):
+                    continue
+                key = f"{item_id}:{index}" if kind == "output_text" else f"{item_id}:refusal:{index}"
+                deltas.append(TextPiece(key, field(part, "text" if kind == "output_text" else "refusal", "")))
+                deltas.append(PartFinished(key, _end(end, kind)))
+            return deltas
+        for part_key in state.parts:
+            kind = "refusal" if ":refusal:" in str(part_key) else "output_text"
+            deltas.append(PartFinished(part_key, _end(end, kind)))
+        return deltas
+
+    def _reasoning_done(self, item: Any, *, opened: bool) -> list[Delta]:
+        item_id = field(item, "id")
+        first: dict[str, Any] = {"itemId": item_id}
+        encrypted = field(item, "encrypted_content")
+        if encrypted is not None:
+            first["reasoningEncryptedContent"] = encrypted
+        state = self._items.pop(item_id, None)
+        keys = list(state.parts) if opened and state is not None else []
+        deltas: list[Delta] = []
+        if not keys:
+            for index, summary in enumerate(field(item, "summary") or ()):
+                keys.append(f"{item_id}:summary:{index}")
+                deltas.append(ReasoningPiece(keys[-1], field(summary, "text", "")))
+            for index, content in enumerate(field(item, "content") or ()):
+                keys.append(f"{item_id}:content:{index}")
+                deltas.append(ReasoningPiece(keys[-1], field(content, "text", "")))
+        if not keys:
+            keys.append(item_id)
+            deltas.append(ReasoningPiece(item_id, ""))
+        for position, key in enumerate(keys):
+            end: dict[str, Any] = dict(first) if position == 0 else {"itemId": item_id}
+            if ":content:" in str(key):
+                end["reasoningContent"] = True
+            deltas.append(PartFinished(key, {"openai": end}))
+        return deltas
+
+    # -- the response ------------------------------------------------------------------------
+
+    def _created(self, frame: Any) -> list[Delta]:
+        if self._started:
+            return []
+        self._started = True
+        response = field(frame, "response")
+        response_id = field(response, "id") if response is not None else None
+        return [MessageStarted(message_id=response_id, provider_metadata=_response_metadata(response_id))]
+
+    def _ended(self, frame: Any) -> list[Delta]:
+        return self._finish(field(frame, "response"))
+
+    def _finish(self, response: Any) -> list[Delta]:
+        self._done = True
+        if response is None:
+            return []
+        status = field(response, "status")
+        usage = field(response, "usage")
+        deltas: list[Delta] = []
+        reason: FinishReason
+        if status == "failed":
+            error = field(response, "error")
+            message = field(error, "message", "the response failed") if error is not None else "the response failed"
+            code = field(error, "code") if error is not None else None
+            deltas.append(StreamFailed(f"openai-responses failed{f' ({code})' if code else ''}: {message}"))
+            reason = "error"
+        elif status == "incomplete":
+            details = field(response, "incomplete_details")
+            raw = field(details, "reason") if details is not None else None
+            reason = INCOMPLETE_REASONS.get(raw or "", "other")
+            status = f"incomplete:{raw}" if raw else status
+        elif status == "completed":
+            reason = "tool-calls" if self._client_action else "stop"
+        else:
+            reason = "other"
+        deltas.append(
+            StepFinished(
+                reason,
+                raw_reason=status,
+                usage=responses_usage(usage) if usage is not None else None,
+                provider_metadata=_response_metadata(field(response, "id")),
+            )
+        )
+        return deltas
+
+    def _error(self, frame: Any) -> list[Delta]:
+        self._done = True
+        code = field(frame, "code")
+        message = field(frame, "message", "unknown error")
+        return [StreamFailed(f"openai-responses error{f' ({code})' if code else ''}: {message}")]
+
+    def _whole(self, response: Any) -> list[Delta]:
+        """A non-streaming `response` object: the same deltas its stream would give."""
+        deltas = self._created({"response": response})
+        for item in field(response, "output") or ():
+            deltas.extend(self._item(item, opened=False))
+        deltas.extend(self._finish(response))
+        return deltas
+
+
+def _call_metadata(item: Any) -> dict[str, Any]:
+    """What `encode_messages` needs to send a call back: its item id, namespace, caller; custom or not."""
+    openai: dict[str, Any] = {"itemId": field(item, "id")}
+    if field(item, "type") == "custom_tool_call":
+        openai["custom"] = True
+    namespace = field(item, "namespace")
+    if namespace is not None:
+        openai["namespace"] = namespace
+    caller = field(item, "caller")
+    if caller is not None:
+        openai["caller"] = to_json(caller)
+    return {"openai": openai}
+
+
+def _end(end: dict[str, Any], kind: str) -> dict[str, Any]:
+    return {"openai": {**end, "refusal": True}} if kind == "refusal" else {"openai": dict(end)}
+
+
+def _response_metadata(response_id: Any) -> dict[str, Any] | None:
+    return {"openai": {"responseId": response_id}} if response_id else None
