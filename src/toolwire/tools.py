@@ -226,12 +226,15 @@ def create_tool(
     if target is not None:
         if execute is not None:
             raise ToolDefinitionError(tool_id, "target", "replaces `execute`: give one or the other")
+        for name, value in (("suspend_schema", suspend_schema), ("resume_schema", resume_schema)):
+            if value is not None:
+                raise ToolDefinitionError(tool_id, name, "cannot be given with `target`: the target defines it")
         from .targets import bind_target
 
         bound = bind_target(tool_id, target, target_host)
         execute = bound.execute
         to_model_output = to_model_output or bound.to_model_output
-        transform = transform or bound.transform
+        transform = _merge_transforms(_build_transform(tool_id, transform), bound.transform)
     if execute is not None:
         _check_execute(tool_id, execute)
     return Tool(
@@ -386,6 +389,19 @@ _ANNOTATION_KEYS = {
     "idempotentHint": "idempotent_hint",
     "openWorldHint": "open_world_hint",
 }
+
+
+def _merge_transforms(mine: ToolTransform | None, bound: ToolTransform | None) -> ToolTransform | None:
+    """The user's transforms phase by phase, the target's where the user gave none."""
+    if mine is None or bound is None:
+        return mine or bound
+
+    def merge(first: PhaseTransforms, second: PhaseTransforms) -> PhaseTransforms:
+        return PhaseTransforms(**{phase: first.get(phase) or second.get(phase) for phase in TRANSFORM_PHASES})
+
+    return ToolTransform(
+        display=merge(mine.display, bound.display), transcript=merge(mine.transcript, bound.transcript)
+    )
 
 
 def _build_mcp(tool_id: str, spec: Mapping[str, Any] | McpProperties | None) -> McpProperties | None:
