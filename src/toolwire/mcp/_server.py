@@ -1,0 +1,341 @@
+"""An MCP server whose `tools/call` runs toolwire tools through the runtime.
+
+Each call goes through `toolwire.runtime.execute_tool` (input validation, hooks, request
+context, output validation, `to_model_output`, errors as `isError` results), with
+`context.mcp` set to a `McpContext`. `require_approval` and `context.suspend()` become
+elicitation questions; a client that cannot answer gets a clear error result instead. A
+client cancelling the call aborts the tool's `abort_signal` (sync tools see it on `.aborted`).
+The 2026-07-28 `requestState` is sealed with the SDK's `RequestStateBoundary`; on that
+revision a call that asks questions runs again (hooks included) once per answered round, so
+side effects belong after the questions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import dataclasses
+import inspect
+import json
+import logging
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pydantic
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
+from mcp.shared.exceptions import MCPError
+from mcp.shared.tool_name_validation import validate_tool_name
+
+from toolwire._callbacks import count_positional
+from toolwire.adapter import tool_mapping
+from toolwire.compat import report
+from toolwire.exceptions import ConfigurationError
+from toolwire.results import ToolCall, ToolResult, error_text, execution_denied
+from toolwire.runtime import AbortSignal, ExecutionSettings, Suspension, execute_tool, resume_tool, transformed
+from toolwire.schema import SchemaValidationError
+from toolwire.tools import Tool
+
+from ._context import (
+    ElicitationError,
+    ElicitationUnavailable,
+    InputRequired,
+    McpContext,
+    Rounds,
+    form_schema,
+    is_modern,
+)
+from ._listing import tool_listing
+from ._to_mcp import call_tool_result, error_result
+
+logger = logging.getLogger("toolwire.mcp")
+
+RequestContextFactory = Callable[[McpContext], Any]
+"""Builds a call's request context from its MCP request (headers, client info, `_meta`); may be async."""
+
+_CURRENT: contextvars.ContextVar[McpContext | None] = contextvars.ContextVar("toolwire_mcp_context", default=None)
+_MAX_RESUMES = 16
+_CONFIRM: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def build_server(
+    tools: Sequence[Tool] | Mapping[str, Tool],
+    *,
+    name: str,
+    version: str,
+    instructions: str | None = None,
+    request_context: Any = None,
+    request_context_factory: RequestContextFactory | None = None,
+    settings: ExecutionSettings | None = None,
+    max_concurrency: int | None = None,
+    request_state_security: RequestStateSecurity | None = None,
+) -> Server[Any]:
+    """The SDK's low-level `Server` serving these tools (run it on any transport, or pass it to `mcp.Client`).
+
+    Raises:
+        ConfigurationError: no tools, a tool without `execute`, two tools with one id, or both
+            `request_context` and `request_context_factory`.
+    """
+    return _ToolServer(
+        tools,
+        request_context=request_context,
+        request_context_factory=request_context_factory,
+        settings=settings,
+        max_concurrency=max_concurrency,
+    ).server(name, version, instructions, request_state_security)
+
+
+class _ToolServer:
+    """The handlers behind one served tool set."""
+
+    def __init__(
+        self,
+        tools: Sequence[Tool] | Mapping[str, Tool],
+        *,
+        request_context: Any,
+        request_context_factory: RequestContextFactory | None,
+        settings: ExecutionSettings | None,
+        max_concurrency: int | None,
+    ) -> None:
+        by_id = tool_mapping(tools) or {}
+        if not by_id:
+            raise ConfigurationError("an MCP server needs at least one tool")
+        for tool in by_id.values():
+            if tool.execute is None:
+                raise ConfigurationError(f"tool {tool.id!r} has no `execute`, so an MCP server cannot run it")
+            checked = validate_tool_name(tool.id)
+            if checked.warnings:
+                logger.warning(
+                    "tool id %r is served as is, though MCP clients may refuse it: %s",
+                    tool.id,
+                    "; ".join(checked.warnings),
+                )
+        if request_context is not None and request_context_factory is not None:
+            raise ConfigurationError("give `request_context` or `request_context_factory`, not both")
+        self.tools = by_id
+        self.runnable = {tool_id: _with_mcp_context(tool) for tool_id, tool in by_id.items()}
+        self.request_context = request_context
+        self.request_context_factory = request_context_factory
+        self.settings = settings or ExecutionSettings()
+        self.max_concurrency = max_concurrency
+        self._limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
+        self._listings: dict[str, types.ListToolsResult] = {}
+
+    def server(
+        self, name: str, version: str, instructions: str | None, security: RequestStateSecurity | None
+    ) -> Server[Any]:
+        server: Server[Any] = Server(
+            name,
+            version=version,
+            instructions=instructions,
+            on_list_tools=self.list_tools,
+            on_call_tool=self.call_tool,
+            get_tool_input_schema=self.input_schema,
+        )
+        boundary = RequestStateBoundary(security or RequestStateSecurity.ephemeral(), default_audience=name)
+        server.middleware.append(boundary)
+        return server
+
+    def input_schema(self, tool_name: str) -> Mapping[str, Any] | None:
+        tool = self.tools.get(tool_name)
+        return tool.input_schema.json_schema if tool is not None else None
+
+    async def list_tools(
+        self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        version = ctx.protocol_version
+        listing = self._listings.get(version)
+        if listing is None:
+            entries = [tool_listing(tool, protocol_version=version) for tool in self.tools.values()]
+            listing = self._listings[version] = types.ListToolsResult.model_validate({"tools": entries})
+        return listing
+
+    async def call_tool(
+        self, ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        tool = self.tools.get(params.name)
+        if tool is None:
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name!r}")
+        modern = is_modern(ctx.protocol_version)
+        rounds = Rounds.from_request(params.request_state, params.input_responses) if modern else None
+        mcp = McpContext(ctx, rounds)
+        call = ToolCall(tool_call_id=f"mcp_{uuid.uuid4().hex}", tool_name=tool.id, input=params.arguments or {})
+        signal = AbortSignal()
+        token = _CURRENT.set(mcp)
+        try:
+            run = asyncio.ensure_future(self._limited_run(tool, call, mcp, signal))
+        finally:
+            _CURRENT.reset(token)
+        try:
+            result = await asyncio.shield(run)
+        except InputRequired:
+            assert rounds is not None
+            return rounds.input_required()
+        except asyncio.CancelledError:
+            await _abort(run, signal)
+            raise
+        return _call_result(tool, result, ctx.protocol_version)
+
+    async def _limited_run(self, tool: Tool, call: ToolCall, mcp: McpContext, signal: AbortSignal) -> ToolResult:
+        async with self._limit():
+            return await self._run(tool, call, mcp, signal)
+
+    def _limit(self) -> asyncio.Semaphore | _Unlimited:
+        if self.max_concurrency is None:
+            return _UNLIMITED
+        loop = asyncio.get_running_loop()
+        limit = self._limits.get(loop)
+        if limit is None:
+            limit = self._limits[loop] = asyncio.Semaphore(max(self.max_concurrency, 1))
+        return limit
+
+    async def _run(self, tool: Tool, call: ToolCall, mcp: McpContext, signal: AbortSignal) -> ToolResult:
+        try:
+            request_context = await self._request_context(mcp)
+        except Exception as exc:
+            logger.exception("building the request context for tool %r failed", tool.id)
+            return _refusal(call, f"Tool {tool.id!r} cannot run: the server failed to build its request context.", exc)
+        if tool.require_approval and _valid_input(tool, call.input):
+            refused = await _approve(tool, call, mcp)
+            if refused is not None:
+                return refused
+        runnable = self.runnable[tool.id]
+        outcome = await execute_tool(
+            runnable, call, request_context=request_context, abort=signal, settings=self.settings
+        )
+        for round_number in range(1, _MAX_RESUMES + 1):
+            if not isinstance(outcome, Suspension):
+                return outcome
+            answer = await _resume_answer(tool, call, outcome, mcp, round_number)
+            if isinstance(answer, ToolResult):
+                return answer
+            outcome = await resume_tool(
+                runnable, outcome, answer, request_context=request_context, abort=signal, settings=self.settings
+            )
+        return _refusal(call, f"Tool {tool.id!r} suspended more than {_MAX_RESUMES} times in one call; it was stopped.")
+
+    async def _request_context(self, mcp: McpContext) -> Any:
+        if self.request_context_factory is None:
+            return self.request_context
+        value = self.request_context_factory(mcp)
+        return await value if inspect.isawaitable(value) else value
+
+
+async def _abort(run: asyncio.Future[ToolResult], signal: AbortSignal) -> None:
+    """The client cancelled: abort the tool's signal first (so the tool sees why), then wait for it to stop."""
+    signal.abort("cancelled by the MCP client")
+    run.cancel()
+    with anyio.CancelScope(shield=True), contextlib.suppress(BaseException):
+        await run
+
+
+class _Unlimited:
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+_UNLIMITED = _Unlimited()
+
+
+def _with_mcp_context(tool: Tool) -> Tool:
+    """A copy of the tool whose `execute` finds the call's `McpContext` on `context.mcp`.
+
+    The runtime builds the context itself; the contextvar carries the MCP side into the
+    task (async tools) or the worker thread (sync tools) that runs `execute`.
+    """
+    execute = tool.execute
+    assert execute is not None
+    takes_context = count_positional(execute)[1] >= 2
+
+    def arguments(value: Any, context: Any) -> tuple[Any, ...]:
+        context.mcp = _CURRENT.get()
+        return (value, context) if takes_context else (value,)
+
+    run: Callable[..., Any]
+    if inspect.iscoroutinefunction(execute) or inspect.iscoroutinefunction(getattr(execute, "__call__", None)):  # noqa: B004
+
+        async def run_async(value: Any, context: Any) -> Any:
+            return await execute(*arguments(value, context))
+
+        run = run_async
+    else:
+
+        def run_sync(value: Any, context: Any) -> Any:
+            return execute(*arguments(value, context))
+
+        run = run_sync
+    return dataclasses.replace(tool, execute=run, _wire_cache={})
+
+
+async def _approve(tool: Tool, call: ToolCall, mcp: McpContext) -> ToolResult | None:
+    """None when the user approved through elicitation; otherwise the result the model sees instead."""
+    reason = mcp.why_no_elicitation
+    if reason is not None:
+        return _refusal(call, f"Tool {tool.id!r} needs the user's approval, but {reason}; the tool did not run.")
+    shown = transformed(tool, "display", "approval", call.input)
+    message = f"Allow the tool {tool.title or tool.id!r} to run?"
+    if shown not in (None, {}):
+        message += "\n\nInput:\n" + json.dumps(shown, indent=2, ensure_ascii=False, default=str)
+    try:
+        answer = await mcp.ask("approval", message, _CONFIRM)
+    except MCPError as exc:
+        return _refusal(call, f"Tool {tool.id!r} needs the user's approval, and asking the MCP client failed: {exc}.")
+    action = answer.get("action")
+    if action == "accept":
+        return None
+    reason = "declined in the MCP client" if action == "decline" else "dismissed without an answer"
+    return ToolResult(tool_call_id=call.tool_call_id, tool_name=tool.id, output=execution_denied(reason))
+
+
+async def _resume_answer(tool: Tool, call: ToolCall, suspension: Suspension, mcp: McpContext, round_number: int) -> Any:
+    """The data to resume a suspended call with, asked through elicitation; a `ToolResult` when it cannot be."""
+    schema = tool.resume_schema
+    if schema is None:
+        return _refusal(call, f"Tool {tool.id!r} suspended, and without a `resume_schema` MCP cannot ask how to go on.")
+    try:
+        requested = form_schema(schema.json_schema)
+        payload = suspension.display_payload if suspension.display_payload is not None else suspension.payload
+        message = payload if isinstance(payload, str) else json.dumps(payload, indent=2, ensure_ascii=False)
+        answer = await mcp.ask(f"resume-{round_number}", message, requested)
+    except (ElicitationError, ElicitationUnavailable) as exc:
+        return _refusal(call, f"Tool {tool.id!r} suspended waiting for input, and {exc}.")
+    except MCPError as exc:
+        return _refusal(call, f"Tool {tool.id!r} suspended waiting for input, and asking the MCP client failed: {exc}.")
+    if answer.get("action") != "accept":
+        denied = execution_denied("the user did not provide the input")
+        return ToolResult(tool_call_id=call.tool_call_id, tool_name=tool.id, output=denied)
+    return answer.get("content") or {}
+
+
+def _refusal(call: ToolCall, message: str, error: BaseException | None = None) -> ToolResult:
+    return ToolResult(tool_call_id=call.tool_call_id, tool_name=call.tool_name, output=error_text(message), error=error)
+
+
+def _valid_input(tool: Tool, value: Any) -> bool:
+    """Whether the runtime will accept the input: nobody should be asked to approve a call that cannot run."""
+    try:
+        tool.input_schema.validate(tool.input_schema.drop_disallowed_nulls(dict(value)))
+    except (SchemaValidationError, TypeError, ValueError):
+        return False
+    return True
+
+
+def _call_result(tool: Tool, result: ToolResult, protocol_version: str) -> types.CallToolResult:
+    wire, degradations = call_tool_result(tool, result, protocol_version)
+    report(degradations)
+    try:
+        return types.CallToolResult.model_validate(wire)
+    except pydantic.ValidationError as exc:
+        logger.warning("tool %r produced content MCP cannot carry: %s", tool.id, exc)
+        problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
+        return types.CallToolResult.model_validate(
+            error_result(f"Tool {tool.id!r} produced content that is not a valid MCP content block ({problem}).")
+        )
