@@ -29,6 +29,7 @@ from toolwire.tools import Tool
 
 from ._chat_decode import ChatDecoder
 from ._chat_history import ChatResultEncoder, chat_messages
+from ._sdk import openai_client
 from ._tools import (
     chat_tool_choice,
     choice_fields,
@@ -202,7 +203,9 @@ class OpenAIChatAdapter(Adapter):
         request: dict[str, Any] = {"model": model, **self.encode_messages(messages), **(tools or {})}
         if stream and not self._compatible:
             request["stream_options"] = {"include_usage": True}
-        request.update(options)
+        request.update({key: value for key, value in options.items() if key != "tools"})
+        if options.get("tools"):  # the provider's own tools (web search, ...) go after toolwire's
+            request["tools"] = [*request.get("tools", ()), *options["tools"]]
         request["stream"] = stream
         return request
 
@@ -213,6 +216,12 @@ class OpenAIChatAdapter(Adapter):
     async def ainvoke(self, client: Any, request: Mapping[str, Any], *, stream: bool) -> Any:
         """The async SDK's stream or completion object."""
         return await client.chat.completions.create(**request)
+
+    def sdk_client(
+        self, *, api_key: str, asynchronous: bool = False, http_client: Any = None, base_url: str | None = None
+    ) -> Any:
+        """An `openai.OpenAI` (or `AsyncOpenAI`) client without retries."""
+        return openai_client(api_key=api_key, asynchronous=asynchronous, http_client=http_client, base_url=base_url)
 
 
 class OpenAICompatibleChatAdapter(OpenAIChatAdapter):

@@ -26,6 +26,7 @@ from toolwire.tools import Tool
 
 from ._responses_decode import ResponsesDecoder
 from ._responses_history import ResponsesHistory, tool_outputs
+from ._sdk import openai_client
 from ._tools import choice_fields, no_tools_fragment, responses_tool_choice, strict_parameters, tool_description
 
 _MESSAGE_OPTIONS = frozenset({"instructions", "store"})
@@ -138,7 +139,9 @@ class OpenAIResponsesAdapter(Adapter):
         store = options.get("store")
         history = self.encode_messages(messages, store=store is not False)
         request: dict[str, Any] = {"model": model, **history, **(tools or {})}
-        request.update(options)
+        request.update({key: value for key, value in options.items() if key != "tools"})
+        if options.get("tools"):  # the provider's own tools (web search, ...) go after toolwire's
+            request["tools"] = [*request.get("tools", ()), *options["tools"]]
         request["stream"] = stream
         return request
 
@@ -149,3 +152,9 @@ class OpenAIResponsesAdapter(Adapter):
     async def ainvoke(self, client: Any, request: Mapping[str, Any], *, stream: bool) -> Any:
         """The async SDK's event stream or `Response` object."""
         return await client.responses.create(**request)
+
+    def sdk_client(
+        self, *, api_key: str, asynchronous: bool = False, http_client: Any = None, base_url: str | None = None
+    ) -> Any:
+        """An `openai.OpenAI` (or `AsyncOpenAI`) client without retries."""
+        return openai_client(api_key=api_key, asynchronous=asynchronous, http_client=http_client, base_url=base_url)

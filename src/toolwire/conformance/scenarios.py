@@ -333,6 +333,14 @@ SCENARIOS: tuple[Scenario, ...] = (
         tools=("get_weather",),
         prompt="Search the web for today's news.",
         requires=("server_tools",),
+        options={
+            "anthropic": {
+                "max_tokens": 1024,
+                "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 3}],
+            },
+            "openai-responses": {"tools": [{"type": "web_search"}]},
+            "gemini": {"config": {"tools": [{"codeExecution": {}}]}},
+        },
         checks=(_provider_executed,),
     ),
 )

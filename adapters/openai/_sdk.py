@@ -1,0 +1,13 @@
+"""The official `openai` client, built the way the agent loop and the conformance suite need it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def openai_client(*, api_key: str, asynchronous: bool, http_client: Any, base_url: str | None) -> Any:
+    """An `openai.OpenAI` (or `AsyncOpenAI`) client without retries, so a mismatch surfaces at once."""
+    import openai
+
+    factory = openai.AsyncOpenAI if asynchronous else openai.OpenAI
+    return factory(api_key=api_key, http_client=http_client, base_url=base_url, max_retries=0)
