@@ -29,7 +29,7 @@ from toolwire.deltas import (
     UsageReport,
 )
 
-from ._read import get as field
+from .._frames import field
 from ._usage import CHAT_FINISH_REASONS, chat_usage
 
 _REFUSAL_END = {"openai": {"refusal": True}}

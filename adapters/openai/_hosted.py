@@ -17,7 +17,7 @@ from typing import Any, Final, Literal
 
 from toolwire.deltas import Delta, ToolCallComplete, ToolCallFinished, ToolCallStarted, ToolOutput
 
-from ._read import get as field
+from .._frames import field
 
 Execution = Literal["server", "client"]
 """Who runs a hosted call: the API itself, or the application (`providerMetadata.openai.execution`)."""

@@ -37,8 +37,8 @@ from toolwire.deltas import (
 )
 from toolwire.events import FinishReason
 
+from .._frames import field
 from ._hosted import HOSTED, OUTPUT_ITEMS, call_id_of, completed, output_item, started, to_json
-from ._read import get as field
 from ._usage import INCOMPLETE_REASONS, responses_usage
 
 _ARGUMENTS_DELTA = "response.function_call_arguments.delta"

@@ -6,7 +6,7 @@ from typing import Any, Final
 
 from toolwire.events import FinishReason, Usage
 
-from ._read import get as field
+from .._frames import field
 
 CHAT_FINISH_REASONS: Final[dict[str, FinishReason]] = {
     "stop": "stop",

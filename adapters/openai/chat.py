@@ -13,7 +13,6 @@ Tool entries are `{"type": "function", "function": {"name", "description", "para
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
 
@@ -66,6 +65,7 @@ class OpenAIChatAdapter(Adapter):
         server_tools=False,
     )
     reserved_tool_fields = frozenset({"type", "function"})
+    unsupported_provider_options = RESPONSES_ONLY_OPTIONS
 
     def __new__(cls, *, profile: ChatProfile = "openai") -> OpenAIChatAdapter:
         """The compatible profile is its own subclass, so `capabilities` tell the truth about it."""
@@ -117,23 +117,7 @@ class OpenAIChatAdapter(Adapter):
                 "not sent: Chat Completions has no field for it (the runtime still validates outputs)",
                 tool.id,
             )
-        skipped = sorted(RESPONSES_ONLY_OPTIONS.intersection(tool.provider_options.get(self.provider, {})))
-        if skipped:
-            self.degrade(
-                degradations,
-                "provider_options",
-                f"not sent: Responses-only option(s) {', '.join(skipped)} (Chat Completions would reject them)",
-                tool.id,
-            )
         return {"type": "function", "function": function}
-
-    def _merge_provider_options(self, tool: Tool, entry: dict[str, Any]) -> None:
-        """The base merge, minus the Responses-only keys `encode_tool` reported."""
-        options = tool.provider_options.get(self.provider)
-        if options and RESPONSES_ONLY_OPTIONS.intersection(options):
-            kept = {k: v for k, v in options.items() if k not in RESPONSES_ONLY_OPTIONS}
-            tool = dataclasses.replace(tool, provider_options={**tool.provider_options, self.provider: kept})
-        super()._merge_provider_options(tool, entry)
 
     def build_fragment(
         self,

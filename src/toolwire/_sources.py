@@ -25,6 +25,8 @@ class FrameError:
 
     message: str
     offset: int | None = None
+    from_source: bool = False
+    """True when the source itself raised (the message then completes `the <api> ...`)."""
 
     def __str__(self) -> str:
         where = f" at byte {self.offset}" if self.offset is not None else ""
@@ -267,28 +269,54 @@ def iter_frames(source: Any, convert_sdk: SdkConverter) -> Iterator[Any]:
         yield FrameError(f"cannot read a response from {type(source).__name__}")
         return
     chunks: ChunkDecoder | None = None
-    for item in source:  # pyright: ignore[reportUnknownVariableType]
-        data = _as_bytes(item)
-        if data is not None:
-            chunks = chunks or ChunkDecoder()
-            yield from chunks.feed(data)
-        else:
-            yield _frame(item, convert_sdk)
+    kinds = _KINDS
+    try:
+        for item in source:  # pyright: ignore[reportUnknownVariableType]
+            kind = kinds.get(type(item)) or _kind_of(type(item))
+            if kind == "plain":
+                yield item
+            elif kind == "sdk":
+                yield convert_sdk(item)
+            else:
+                chunks = chunks or ChunkDecoder()
+                yield from chunks.feed(_as_bytes(item) or b"")
+    except Exception as exc:  # the source itself failed (network, an SDK error frame): report, stop
+        yield FrameError(f"source raised {type(exc).__name__}: {exc}", from_source=True)
+        return
     if chunks is not None:
         yield from chunks.close()
+
+
+_KINDS: dict[type, str] = {}
+
+
+def _kind_of(cls: type) -> str:
+    """`bytes`, `sdk` or `plain` for an item type, cached (isinstance on pydantic models is slow)."""
+    if issubclass(cls, (bytes, bytearray, memoryview, str)):
+        kind = "bytes"
+    elif issubclass(cls, pydantic.BaseModel):
+        kind = "sdk"
+    else:
+        kind = "plain"
+    _KINDS[cls] = kind
+    return kind
 
 
 async def aiter_frames(source: AsyncIterable[Any], convert_sdk: SdkConverter) -> Any:
     """Frames of an asynchronous source (an async generator of frames)."""
     chunks: ChunkDecoder | None = None
-    async for item in source:
-        data = _as_bytes(item)
-        if data is not None:
-            chunks = chunks or ChunkDecoder()
-            for frame in chunks.feed(data):
-                yield frame
-        else:
-            yield _frame(item, convert_sdk)
+    try:
+        async for item in source:
+            data = _as_bytes(item)
+            if data is not None:
+                chunks = chunks or ChunkDecoder()
+                for frame in chunks.feed(data):
+                    yield frame
+            else:
+                yield _frame(item, convert_sdk)
+    except Exception as exc:  # the source itself failed (network, an SDK error frame): report, stop
+        yield FrameError(f"source raised {type(exc).__name__}: {exc}", from_source=True)
+        return
     if chunks is not None:
         for frame in chunks.close():
             yield frame

@@ -31,6 +31,10 @@ if TYPE_CHECKING:
     from .results import ToolResult
 
 
+_DECODE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
+"""What a decoder raises on a frame of an unexpected shape (it becomes an `error` event)."""
+
+
 class StreamDecoder(Protocol):
     """Per-response state that maps provider frames to deltas."""
 
@@ -103,6 +107,9 @@ class Adapter(ABC):
     capabilities: ClassVar[Capabilities]
     reserved_tool_fields: ClassVar[frozenset[str]] = frozenset()
     """Tool-entry fields toolwire sets; provider options may not overwrite them."""
+    unsupported_provider_options: ClassVar[frozenset[str]] = frozenset()
+    """Keys of this provider's options another api of the same provider takes but this one
+    rejects (e.g. Responses-only keys on Chat): left out and reported."""
 
     def settings_key(self) -> tuple[Any, ...]:
         """Adapter settings that change encoding (part of the per-tool cache key)."""
@@ -148,16 +155,26 @@ class Adapter(ABC):
         if cached is None:
             found: list[Degradation] = []
             entry = self.encode_tool(tool, wire_name, options, found)
-            self._merge_provider_options(tool, entry)
+            self._merge_provider_options(tool, entry, found)
             cached = tool._wire_cache[key] = (entry, tuple(found))
         # A deep copy: callers may edit the fragment, and entries can share schemas with the tool.
         return deep_copy_json(cached[0]), cached[1]
 
-    def _merge_provider_options(self, tool: Tool, entry: dict[str, Any]) -> None:
+    def _merge_provider_options(self, tool: Tool, entry: dict[str, Any], degradations: list[Degradation]) -> None:
         options = tool.provider_options.get(self.provider)
         if not options:
             return
+        skipped = sorted(self.unsupported_provider_options.intersection(options))
+        if skipped:
+            self.degrade(
+                degradations,
+                "provider_options",
+                f"not sent: {', '.join(skipped)} (another {self.provider} api takes them; {self.api} rejects them)",
+                tool.id,
+            )
         for key, value in options.items():
+            if key in self.unsupported_provider_options:
+                continue
             if key in self.reserved_tool_fields:
                 raise ToolDefinitionError(
                     tool.id,
@@ -224,16 +241,17 @@ class Adapter(ABC):
         )
         decoder = self.new_decoder()
         out: list[Event] = []
-        frames = iter_frames(source, self.sdk_frame)
-        while True:
-            try:
-                frame = next(frames)
-            except StopIteration:
-                break
-            except Exception as exc:  # the source itself failed (network, SDK error frame)
-                assembler.error(f"the {self.api} source raised {type(exc).__name__}: {exc}", out)
-                break
-            self._decode(decoder, assembler, frame, out)
+        decode = decoder.feed
+        push = assembler.feed
+        for frame in iter_frames(source, self.sdk_frame):
+            if type(frame) is FrameError:
+                assembler.error(self._frame_error_text(frame), out)
+            else:
+                try:
+                    for delta in decode(frame):
+                        push(delta, out)
+                except _DECODE_ERRORS as exc:
+                    assembler.error(self._frame_problem(frame, exc), out)
             if out:
                 if hooks is not None:
                     hooks.fire_sync(out)
@@ -267,14 +285,7 @@ class Adapter(ABC):
             frames = aiter_frames(source, self.sdk_frame)
         else:
             frames = _as_async(iter_frames(source, self.sdk_frame))
-        while True:
-            try:
-                frame = await anext(frames)
-            except StopAsyncIteration:
-                break
-            except Exception as exc:  # the source itself failed (network, SDK error frame)
-                assembler.error(f"the {self.api} source raised {type(exc).__name__}: {exc}", out)
-                break
+        async for frame in frames:
             self._decode(decoder, assembler, frame, out)
             if out:
                 if hooks is not None:
@@ -290,20 +301,25 @@ class Adapter(ABC):
 
     def _decode(self, decoder: StreamDecoder, assembler: StreamAssembler, frame: Any, out: list[Event]) -> None:
         if type(frame) is FrameError:
-            assembler.error(str(frame), out)
+            assembler.error(self._frame_error_text(frame), out)
             return
         try:
             for delta in decoder.feed(frame):
                 assembler.feed(delta, out)
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-            summary = repr(frame)[:120]
-            assembler.error(f"unexpected {self.api} frame ({type(exc).__name__}: {exc}): {summary}", out)
+        except _DECODE_ERRORS as exc:
+            assembler.error(self._frame_problem(frame, exc), out)
+
+    def _frame_error_text(self, frame: FrameError) -> str:
+        return f"the {self.api} {frame.message}" if frame.from_source else str(frame)
+
+    def _frame_problem(self, frame: Any, exc: Exception) -> str:
+        return f"unexpected {self.api} frame ({type(exc).__name__}: {exc}): {repr(frame)[:120]}"
 
     def _close(self, decoder: StreamDecoder, assembler: StreamAssembler, out: list[Event]) -> None:
         try:
             for delta in decoder.close():
                 assembler.feed(delta, out)
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        except _DECODE_ERRORS as exc:
             assembler.error(f"unexpected {self.api} end of stream ({type(exc).__name__}: {exc})", out)
         assembler.close(out)
 

@@ -308,7 +308,7 @@ class TestExamplesAndOptions:
         assert [(d.feature, d.action) for d in encoded.warnings] == [
             (
                 "provider_options",
-                "not sent: Responses-only option(s) defer_loading (Chat Completions would reject them)",
+                "not sent: defer_loading (another openai api takes them; openai-chat rejects them)",
             )
         ]
 
