@@ -194,6 +194,7 @@ class ChatDecoder:
         ):
             if open_call is not None:
                 out.append(ToolCallFinished(open_call.key))
+            self._end_parts(choice, out)  # Chat never streams text after its tool calls begin
             open_call = self._calls[slot] = _OpenCall(slot, call_id, name is not None)
             self._last_index[choice] = index
             out.append(ToolCallStarted(slot, call_id, name))
@@ -211,14 +212,19 @@ class ChatDecoder:
             keys.append(key)
         out.append(TextPiece(key, text))
 
-    def _finish(self, choice: Any, out: list[Delta]) -> None:
-        index = field(choice, "index", 0)
-        for slot in [s for s in self._calls if s[0] == index]:
-            out.append(ToolCallFinished(self._calls.pop(slot).key))
-        for key in self._parts.pop(index, ()):
+    def _end_parts(self, choice: int, out: list[Delta]) -> None:
+        for key in self._parts.pop(choice, ()):
             end = _REFUSAL_END if isinstance(key, tuple) and key[0] == "refusal" else None
             out.append(PartFinished(key, end))
+
+    def _finish(self, choice: Any, out: list[Delta]) -> None:
+        index = field(choice, "index", 0)
         raw = field(choice, "finish_reason")
+        for slot in [s for s in self._calls if s[0] == index]:
+            open_call = self._calls.pop(slot)
+            if raw != "length":  # cut by the output limit: the core reports the call as incomplete
+                out.append(ToolCallFinished(open_call.key))
+        self._end_parts(index, out)
         if raw is not None:
             out.append(StepFinished(CHAT_FINISH_REASONS.get(raw, "other"), raw_reason=raw))
 

@@ -94,6 +94,7 @@ class StreamAssembler:
         self._calls: dict[Hashable, _Call] = {}
         self._pending_args: dict[Hashable, list[str]] = {}
         self._nameless: dict[Hashable, ToolCallStarted] = {}
+        self._unparsed: list[tuple[_Call, str, str]] = []
         self._seen_call_ids: set[str] = set()
         self._client_calls = 0
         self._call_counter = 0
@@ -132,22 +133,20 @@ class StreamAssembler:
             self._part_finished(PartFinished(key), out)
         for key in list(self._open_reasoning):
             self._part_finished(PartFinished(key), out)
+        cut = self._finish is not None and self._finish.reason == "length"
+        self._release_unparsed(cut, out)
         for key in list(self._calls):
             call = self._calls.pop(key)
             raw = "".join(call.pieces)
-            out.append(
-                ToolInputError(
-                    tool_call_id=call.tool_call_id,
-                    tool_name=call.name,
-                    input=raw,
-                    error_text=(
-                        f"The response ended before the input of tool {call.name!r} was complete "
-                        f"(received {len(raw)} characters); call the tool again with the complete input."
-                    ),
-                    provider_executed=call.executed,
-                    provider_metadata=call.metadata,
+            message = (
+                _cut_by_limit(call.name, raw)
+                if cut
+                else (
+                    f"The response ended before the input of tool {call.name!r} was complete "
+                    f"(received {len(raw)} characters); call the tool again with the complete input."
                 )
             )
+            self._input_error(call, raw, message, out)
         for key in list(self._pending_args):
             self._pending_args.pop(key)
             self._failed = True
@@ -327,15 +326,25 @@ class StreamAssembler:
         try:
             value = json.loads(text)
         except ValueError as exc:
-            self._input_error(
-                call,
-                text,
-                f"The input for tool {call.name!r} is not valid JSON ({exc}). "
-                "Call the tool again with a single JSON object as its input.",
-                out,
-            )
+            # Held until the finish reason is known: an input cut by the output limit needs other advice.
+            self._unparsed.append((call, text, str(exc)))
+            if not call.executed:
+                self._client_calls += 1
             return
         self._finalize(call, value, text, out)
+
+    def _release_unparsed(self, cut: bool, out: list[Event]) -> None:
+        for call, text, problem in self._unparsed:
+            message = (
+                _cut_by_limit(call.name, text)
+                if cut
+                else (
+                    f"The input for tool {call.name!r} is not valid JSON ({problem}). "
+                    "Call the tool again with a single JSON object as its input."
+                )
+            )
+            self._input_error(call, text, message, out)
+        self._unparsed.clear()
 
     def _finalize(self, call: _Call, value: Any, text: str, out: list[Event]) -> None:
         if not call.executed:
@@ -415,6 +424,7 @@ class StreamAssembler:
     def _step_finished(self, delta: StepFinished, out: list[Event]) -> None:
         self._ensure_started(out)
         self._finish = delta
+        self._release_unparsed(delta.reason == "length", out)
         if delta.usage is not None:
             self._usage = _merge_usage(self._usage, delta.usage)
 
@@ -431,6 +441,13 @@ class StreamAssembler:
 
     def _finish_metadata(self) -> ProviderMetadata | None:
         return self._finish.provider_metadata if self._finish is not None else None
+
+
+def _cut_by_limit(name: str, text: str) -> str:
+    return (
+        f"The output limit cut the input of tool {name!r} short ({len(text)} characters arrived). "
+        "Call the tool again with shorter input, or split the work into several calls."
+    )
 
 
 def _part_id(key: Hashable) -> str:

@@ -229,7 +229,7 @@ class TestArguments:
 
     def test_a_call_cut_off_by_the_end_of_the_response_is_an_input_error(self) -> None:
         """A truncated call is never executed; the model is told to call again."""
-        events = _dicts(ToolCallStarted(0, "c1", "weather"), ToolArgsPiece(0, '{"city": "Os'), StepFinished("length"))
+        events = _dicts(ToolCallStarted(0, "c1", "weather"), ToolArgsPiece(0, '{"city": "Os'))
         assert events[-2:] == [
             {
                 "type": "tool-input-error",
@@ -239,8 +239,30 @@ class TestArguments:
                 "errorText": "The response ended before the input of tool 'weather' was complete "
                 "(received 12 characters); call the tool again with the complete input.",
             },
-            {"type": "finish", "finishReason": "length"},
+            {"type": "finish", "finishReason": "other"},
         ]
+
+    def test_a_call_cut_by_the_output_limit_says_so_whenever_the_finish_arrives(self) -> None:
+        """Open at the `length` finish, or closed unparsable before it: the model learns the limit cut it."""
+        open_at_finish = _dicts(
+            ToolCallStarted(0, "c1", "weather"), ToolArgsPiece(0, '{"city": "Os'), StepFinished("length")
+        )
+        closed_before = _dicts(
+            ToolCallStarted(0, "c1", "weather"),
+            ToolArgsPiece(0, '{"city": "Os'),
+            ToolCallFinished(0),
+            StepFinished("length"),
+        )
+        expected = {
+            "type": "tool-input-error",
+            "toolCallId": "c1",
+            "toolName": "weather",
+            "input": '{"city": "Os',
+            "errorText": "The output limit cut the input of tool 'weather' short (12 characters arrived). "
+            "Call the tool again with shorter input, or split the work into several calls.",
+        }
+        assert open_at_finish[-2:] == [expected, {"type": "finish", "finishReason": "length"}]
+        assert closed_before[-2:] == [expected, {"type": "finish", "finishReason": "length"}]
 
 
 _json_objects = st.dictionaries(

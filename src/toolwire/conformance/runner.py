@@ -166,7 +166,7 @@ def split_steps(events: list[Event]) -> list[list[dict[str, Any]]]:
     for event in events:
         if isinstance(event, StartStep) or not steps:
             steps.append([])
-        steps[-1].append(json.loads(json.dumps(event.to_dict(), default=str)))
+        steps[-1].append(json.loads(json.dumps(event.to_dict())))
     return steps
 
 

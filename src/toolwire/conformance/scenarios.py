@@ -306,6 +306,12 @@ SCENARIOS: tuple[Scenario, ...] = (
         tools=("get_weather",),
         prompt="What is the weather in Paris?",
         max_steps=1,
+        options={
+            "openai-chat": {"max_completion_tokens": 16},
+            "openai-responses": {"max_output_tokens": 64, "reasoning": {"effort": "minimal"}},
+            "anthropic": {"max_tokens": 24},
+            "gemini": {"config": {"maxOutputTokens": 24}},
+        },
         checks=(_input_error, _first_step_finish("length"), _called()),
     ),
     Scenario(

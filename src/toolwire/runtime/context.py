@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -54,12 +55,39 @@ class Observe:
             trace.get_current_span().add_event(message, attributes=_otel_attributes(fields))
 
 
+@functools.lru_cache(maxsize=1)
 def _tracer() -> Any:
+    """OpenTelemetry's tracer for toolwire (a proxy that follows the provider set later), or None."""
     try:
         from opentelemetry import trace
     except ImportError:
         return None
     return trace.get_tracer("toolwire")
+
+
+@contextlib.contextmanager
+def tool_span(tool_name: str, tool_call_id: str) -> Iterator[Any]:
+    """The span of one tool execution (OpenTelemetry GenAI conventions); None without OpenTelemetry."""
+    tracer = _tracer()
+    if tracer is None:
+        yield None
+        return
+    attributes = {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": tool_name,
+        "gen_ai.tool.call.id": tool_call_id,
+    }
+    with tracer.start_as_current_span(f"execute_tool {tool_name}", attributes=attributes) as span:
+        yield span
+
+
+def mark_failed(span: Any, message: str) -> None:
+    """Record on a tool span that the call ended in an error result."""
+    if span is None:
+        return
+    from opentelemetry.trace import Status, StatusCode
+
+    span.set_status(Status(StatusCode.ERROR, message[:200]))
 
 
 def _otel_attributes(values: Mapping[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from toolwire.schema import SchemaValidationError
 from toolwire.tools import Tool
 
 from .abort import AbortSignal
-from .context import ToolContext
+from .context import ToolContext, mark_failed, tool_span
 from .suspension import SuspendRequested, Suspension
 from .transforms import transformed
 
@@ -156,7 +156,11 @@ async def _run(tool: Tool, call: ToolCall, options: _Options, resumed: _Resume |
     signal = AbortSignal()
     unlink = options.abort.add_listener(signal.abort) if options.abort is not None else None
     try:
-        return await _run_with_signal(tool, call, options, resumed, checked_context, validated, signal)
+        with tool_span(tool.id, call.tool_call_id) as span:
+            outcome = await _run_with_signal(tool, call, options, resumed, checked_context, validated, signal)
+            if isinstance(outcome, ToolResult) and outcome.is_error:
+                mark_failed(span, str(outcome.output.get("value", "")))
+            return outcome
     finally:
         if unlink is not None:
             unlink()

@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import pydantic_core
+
 from toolwire.adapter import tool_mapping
 from toolwire.events import (
     Event,
@@ -167,7 +169,7 @@ class Toolbox:
                 self.on_event(ToolOutputError(tool_call_id=result.tool_call_id, error_text=text))
             else:
                 shown = transformed(tool, "display", "output", result.raw, tool_call_id=result.tool_call_id)
-                self.on_event(ToolOutputAvailable(tool_call_id=result.tool_call_id, output=shown))
+                self.on_event(ToolOutputAvailable(tool_call_id=result.tool_call_id, output=_jsonable(shown)))
         return result
 
     # -- approvals -----------------------------------------------------------------------------
@@ -311,3 +313,8 @@ class Toolbox:
 def _resolve(waiter: asyncio.Future[_Decision], decision: _Decision) -> None:
     if not waiter.done():
         waiter.set_result(decision)
+
+
+def _jsonable(value: Any) -> Any:
+    """A UI event carries JSON: models dumped, bytes as base64, unknown objects as their repr."""
+    return pydantic_core.to_jsonable_python(value, bytes_mode="base64", serialize_unknown=True)

@@ -162,10 +162,10 @@ class TestCalls:
             "start",
             "reasoning-start",
             "reasoning-delta",
+            "reasoning-end",
             "tool-input-start",
             "tool-input-delta",
             "tool-input-available",
-            "reasoning-end",
             "finish",
         ]
 
@@ -236,6 +236,7 @@ class TestCalls:
         ]
 
     def test_calls_mixed_with_text(self, events: Events) -> None:
+        """The text part ends when the call begins (Chat never streams text after its calls)."""
         frames = [
             chunk({"content": "Checking."}),
             call_start(0, "call_a", "get_weather", '{"city": "Rome"}'),
@@ -245,12 +246,21 @@ class TestCalls:
             "start",
             "text-start",
             "text-delta",
+            "text-end",
             "tool-input-start",
             "tool-input-delta",
             "tool-input-available",
-            "text-end",
             "finish",
         ]
+
+    def test_a_call_cut_by_the_output_limit_is_reported_incomplete(self, events: Events) -> None:
+        """`finish_reason: length` mid-arguments: the call is incomplete, not merely invalid JSON."""
+        frames = [call_start(0, "call_a", "get_weather", '{"city": "Ro'), chunk(finish="length")]
+        decoded = events(frames)
+        errors = [e for e in decoded if e["type"] == "tool-input-error"]
+        assert errors[0]["input"] == '{"city": "Ro'
+        assert errors[0]["errorText"].startswith("The output limit cut the input of tool 'get_weather' short")
+        assert decoded[-1] == {"type": "finish", "finishReason": "length"}
 
     def test_a_call_without_arguments_has_an_empty_object_as_input(self, events: Events) -> None:
         frames = [call_start(0, "call_t", "get_time"), chunk(finish="tool_calls")]
@@ -328,7 +338,7 @@ class TestBrokenInput:
         error = next(e for e in decoded if e["type"] == "tool-input-error")
         assert error["input"] == '{"city": Paris}'
         assert error["errorText"].startswith("The input for tool 'get_weather' is not valid JSON")
-        assert decoded[-2:] == [{"type": "text-end", "id": "text-0"}, {"type": "finish", "finishReason": "tool-calls"}]
+        assert [e["type"] for e in decoded[-3:]] == ["text-end", "tool-input-error", "finish"]
 
     def test_arguments_that_fail_the_schema_give_an_input_error(self, events: Events) -> None:
         frames = [call_start(0, "call_a", "get_weather", '{"town": "Paris"}'), chunk(finish="tool_calls")]

@@ -636,7 +636,7 @@ class TestFailures:
         assert error["errorText"].startswith(
             "The input for tool 'get_weather' is not valid JSON (Expecting property name"
         )
-        assert decoded[-2]["type"] == "text-end"
+        assert [e["type"] for e in decoded[-3:]] == ["text-end", "tool-input-error", "finish"]
 
     def test_arguments_cut_by_the_output_limit_give_an_input_error_and_finish_length(self, events: Events) -> None:
         frames = function_call(0, "fc_1", "call_1", "get_weather", '{"city": "Par')
