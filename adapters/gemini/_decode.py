@@ -1,0 +1,495 @@
+"""Gemini `GenerateContentResponse` frames (response JSON or google-genai objects) mapped to deltas.
+
+SDK objects are read in place on the per-delta path and otherwise through `_sdk` (JSON shape).
+Keys are `(candidate index, part number)`. Text and thought parts streamed over several
+chunks are one part until a part of another kind arrives, or until a `thoughtSignature`
+closes it (the signature travels on that part's end event, for the history round trip).
+
+Calls:
+- a complete `functionCall` (Gemini API) is one `ToolCallComplete` with its `args` object;
+  calls without an `id` (models before Gemini 3) get `gemini-call-<responseId>-<n>`, counted
+  over the response, so streaming and non-streaming give the same ids;
+- Vertex streamed arguments: a `functionCall` with a `name` and `willContinue` opens the call,
+  `partialArgs` become JSON text deltas (`JsonPathWriter`), and the first `functionCall`
+  whose `willContinue` is falsy ends it. A call still open when the candidate finishes with
+  STOP between two values is ended too; otherwise the core reports the incomplete input;
+- `executableCode` / `codeExecutionResult` and server-side `toolCall` / `toolResponse` parts
+  are provider-executed calls and their outputs.
+
+Finish reasons and usage are mapped in `_finish`.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, Final
+
+from toolwire.deltas import (
+    Delta,
+    MessageStarted,
+    PartFinished,
+    ReasoningPiece,
+    StepFinished,
+    StreamFailed,
+    TextPiece,
+    ToolArgsPiece,
+    ToolCallComplete,
+    ToolCallFinished,
+    ToolCallStarted,
+    ToolOutput,
+    UsageReport,
+)
+
+from ._finish import ERROR_EXPLANATIONS, FINISH_REASONS, usage_of
+from ._partial_args import NO_VALUE, JsonPathWriter, Path, PathError, parse_json_path
+from ._sdk import camel_frame, key_style, part_json, response_frame
+from ._wire import CODE_EXECUTION, GENERATED_ID_PREFIX
+
+_TEXT: Final = 1
+_REASONING: Final = 2
+
+
+class _Streamed:
+    """A Vertex call whose arguments arrive as `partialArgs`."""
+
+    __slots__ = ("key", "metadata", "writer")
+
+    def __init__(self, key: tuple[int, int], metadata: dict[str, Any] | None) -> None:
+        self.key = key
+        self.metadata = metadata
+        self.writer = JsonPathWriter()
+
+
+class _Candidate:
+    """Part state of one candidate."""
+
+    __slots__ = ("call", "index", "last_code_id", "last_tool_id", "numbered", "open_key", "open_kind")
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.numbered = 0
+        self.open_key: tuple[int, int] | None = None
+        self.open_kind = 0
+        self.call: _Streamed | None = None
+        self.last_code_id: str | None = None
+        self.last_tool_id: str | None = None
+
+    def next_key(self) -> tuple[int, int]:
+        key = (self.index, self.numbered)
+        self.numbered += 1
+        return key
+
+
+class GeminiDecoder:
+    """Decoding state for one `generateContent` / `streamGenerateContent` response."""
+
+    def __init__(self) -> None:
+        self._started = False
+        self._response_id: str | None = None
+        self._calls = 0
+        self._primary: int | None = None
+        self._candidates: dict[int, _Candidate] = {}
+        self._paths: dict[str, Path] = {}
+        self._snake: bool | None = None
+        self._streaming: _Candidate | None = None
+        """The only candidate, while it has a streamed call open (the per-delta path)."""
+
+    def feed(self, frame: Any) -> list[Delta]:
+        """Deltas for one response chunk (or a whole non-streamed response)."""
+        streaming = self._streaming
+        if type(frame) is dict:
+            if self._snake is not False:
+                if self._snake is None:
+                    self._snake = key_style(frame)
+                if self._snake:
+                    frame = camel_frame(frame)
+            fast = None if streaming is None else self._streamed_dict(frame, streaming)
+        else:
+            fast = None if streaming is None else self._streamed_sdk(frame, streaming)
+            if fast is None:
+                frame = response_frame(frame)
+        if fast is not None:
+            return fast
+        out: list[Delta] = []
+        if type(frame) is not dict:
+            out.append(StreamFailed(f"unexpected Gemini frame (not a GenerateContentResponse): {frame!r:.120}"))
+            return out
+        if self._response_id is None:
+            self._response_id = frame.get("responseId")
+        if not self._started:
+            self._started = True
+            version = frame.get("modelVersion")
+            metadata = {"google": {"modelVersion": version}} if version else None
+            out.append(MessageStarted(self._response_id, metadata))
+        candidates = frame.get("candidates")
+        if candidates:
+            for position, candidate in enumerate(candidates):
+                self._candidate(candidate, position, out)
+        else:
+            self._without_candidates(frame, out)
+        usage = frame.get("usageMetadata")
+        if usage is not None and (
+            usage.get("totalTokenCount") is not None or usage.get("promptTokenCount") is not None
+        ):
+            out.append(UsageReport(usage_of(usage)))
+        return out
+
+    def close(self) -> list[Delta]:
+        """Nothing is owed: calls still open are reported incomplete by the core."""
+        return []
+
+    # -- the per-delta path: a chunk that only continues the open streamed call ---------------
+    # Only chunks of exactly one candidate with one `functionCall` part carrying one partial arg,
+    # no name, no signature and no finish reason take it; any other shape raises on unpacking or
+    # fails a check and goes the general way. Usage is left to the general path: Gemini repeats
+    # the cumulative counts on the finishing chunk, which never takes this path.
+
+    def _streamed_sdk(self, frame: Any, state: _Candidate) -> list[Delta] | None:
+        """Deltas of a google-genai chunk that only adds one partial arg; None for any other chunk."""
+        try:
+            (candidate,) = frame.candidates
+            (part,) = candidate.content.parts
+            call = part.function_call
+            (arg,) = call.partial_args
+        except (AttributeError, TypeError, ValueError):
+            return None
+        if (
+            call.name is not None
+            or not call.will_continue
+            or part.thought_signature is not None
+            or candidate.finish_reason is not None
+            or (candidate.index or 0) != state.index
+        ):
+            return None
+        return self._one_arg(state, arg, arg.json_path, arg.string_value, arg.will_continue)
+
+    def _streamed_dict(self, frame: dict[str, Any], state: _Candidate) -> list[Delta] | None:
+        """`_streamed_sdk` for response JSON."""
+        try:
+            (candidate,) = frame["candidates"]
+            (part,) = candidate["content"]["parts"]
+            call = part["functionCall"]
+            (arg,) = call["partialArgs"]
+        except (KeyError, TypeError, ValueError):
+            return None
+        if (
+            "name" in call
+            or not call.get("willContinue")
+            or "thoughtSignature" in part
+            or "finishReason" in candidate
+            or candidate.get("index", 0) != state.index
+        ):
+            return None
+        return self._one_arg(state, arg, arg.get("jsonPath"), arg.get("stringValue"), arg.get("willContinue"))
+
+    def _one_arg(self, state: _Candidate, arg: Any, raw_path: Any, string: Any, more: Any) -> list[Delta]:
+        streamed = state.call
+        assert streamed is not None
+        path = self._paths.get(raw_path)
+        if path is None or string is None:
+            out: list[Delta] = []
+            self._partial_args(streamed, (arg,), out)
+            return out
+        text = streamed.writer.feed(path, string, True, bool(more))
+        return [ToolArgsPiece(streamed.key, text)] if text else []
+
+    # -- candidates and parts ----------------------------------------------------------------
+
+    def _candidate(self, candidate: Any, position: int, out: list[Delta]) -> None:
+        index = candidate.get("index")
+        if index is None:
+            index = position
+        state = self._candidates.get(index)
+        if state is None:
+            state = self._candidates[index] = _Candidate(index)
+            self._streaming = None
+            if self._primary is None:
+                self._primary = index
+        content = candidate.get("content")
+        if content is not None:
+            parts = content.get("parts")
+            if parts:
+                for part in parts:
+                    self._part(state, part, out)
+        reason = candidate.get("finishReason")
+        if reason is not None:
+            self._finish(state, str(reason), candidate, out)
+
+    def _part(self, state: _Candidate, part: Any, out: list[Delta]) -> None:
+        if type(part) is not dict:
+            self._sdk_part(state, part, out)
+            return
+        text = part.get("text")
+        if text is not None:
+            self._text(state, text, part.get("thought"), part.get("thoughtSignature"), out)
+            return
+        call = part.get("functionCall")
+        if call is not None:
+            self._function_call(state, call, part.get("thoughtSignature"), out)
+            return
+        code = part.get("executableCode")
+        if code is not None:
+            self._executable_code(state, code, part, out)
+            return
+        result = part.get("codeExecutionResult")
+        if result is not None:
+            self._code_result(state, result, part, out)
+            return
+        server_call = part.get("toolCall")
+        if server_call is not None:
+            self._server_call(state, server_call, part, out)
+            return
+        server_result = part.get("toolResponse")
+        if server_result is not None:
+            self._server_result(state, server_result, out)
+            return
+        signature = part.get("thoughtSignature")
+        if signature is not None:
+            self._text(state, "", None, signature, out)
+
+    def _sdk_part(self, state: _Candidate, part: Any, out: list[Delta]) -> None:
+        """A google-genai `Part`: calls and text read in place (the per-chunk path), the rest as JSON."""
+        raw = part.thought_signature
+        signature = None if raw is None else base64.b64encode(raw).decode("ascii")
+        call = part.function_call
+        if call is not None:
+            self._function_call(state, call, signature, out)
+            return
+        text = part.text
+        if text is not None:
+            self._text(state, text, part.thought, signature, out)
+            return
+        self._part(state, part_json(part, signature), out)
+
+    def _text(self, state: _Candidate, text: str, thought: Any, signature: str | None, out: list[Delta]) -> None:
+        if not text:
+            if signature is None:
+                return
+            metadata = _signature(signature)
+            if state.open_key is not None:
+                out.append(PartFinished(state.open_key, metadata))
+                state.open_key = None
+                state.open_kind = 0
+                return
+            lone = state.next_key()
+            out.append(ReasoningPiece(lone, "", metadata))
+            out.append(PartFinished(lone))
+            return
+        kind = _REASONING if thought else _TEXT
+        open_key = state.open_key
+        if open_key is not None and state.open_kind == kind:
+            key = open_key
+        else:
+            if open_key is not None:
+                out.append(PartFinished(open_key))
+            key = state.next_key()
+            state.open_key = key
+            state.open_kind = kind
+        out.append(TextPiece(key, text) if kind == _TEXT else ReasoningPiece(key, text))
+        if signature is not None:
+            out.append(PartFinished(key, _signature(signature)))
+            state.open_key = None
+            state.open_kind = 0
+
+    def _close_part(self, state: _Candidate, out: list[Delta]) -> None:
+        if state.open_key is not None:
+            out.append(PartFinished(state.open_key))
+            state.open_key = None
+            state.open_kind = 0
+
+    # -- function calls --------------------------------------------------------------------
+
+    def _function_call(self, state: _Candidate, call: Any, signature: str | None, out: list[Delta]) -> None:
+        if type(call) is dict:
+            name, partial, more = call.get("name"), call.get("partialArgs"), call.get("willContinue")
+        else:
+            name, partial, more = call.name, call.partial_args, call.will_continue
+        streamed = state.call
+        if name is not None:
+            self._close_part(state, out)
+            if streamed is not None:
+                self._end_call(state, out)
+            metadata = _signature(signature) if signature is not None else None
+            is_dict = type(call) is dict
+            call_id = (call.get("id") if is_dict else call.id) or self._new_id()
+            key = state.next_key()
+            if not more and partial is None:
+                args = call.get("args") if is_dict else call.args
+                out.append(
+                    ToolCallComplete(
+                        key,
+                        call_id,
+                        name,
+                        input={} if args is None else args,
+                        has_input=True,
+                        provider_metadata=metadata,
+                    )
+                )
+                return
+            streamed = state.call = _Streamed(key, None)
+            if len(self._candidates) == 1:
+                self._streaming = state
+            out.append(ToolCallStarted(key, call_id, name, provider_metadata=metadata))
+        elif streamed is None:
+            if partial:
+                out.append(StreamFailed("Gemini sent partialArgs without a function call to add them to"))
+            return
+        elif signature is not None:
+            streamed.metadata = _signature(signature)
+        if partial:
+            self._partial_args(streamed, partial, out)
+        if not more:
+            self._end_call(state, out)
+
+    def _partial_args(self, streamed: _Streamed, partial: Any, out: list[Delta]) -> None:
+        writer = streamed.writer
+        pieces: list[str] = []
+        raw_path: Any
+        for arg in partial:  # usually one per chunk
+            if type(arg) is dict:
+                raw_path, string = arg.get("jsonPath"), arg.get("stringValue")
+            else:
+                raw_path, string = arg.json_path, arg.string_value
+            path = self._paths.get(raw_path)
+            if path is None:
+                try:
+                    path = self._paths[raw_path] = parse_json_path(str(raw_path))
+                except PathError as exc:
+                    out.append(StreamFailed(f"Gemini partialArgs: {exc}"))
+                    continue
+            if string is not None:
+                more = arg.get("willContinue") if type(arg) is dict else arg.will_continue
+                text = writer.feed(path, string, True, bool(more))
+            else:
+                value = _scalar_value(arg)
+                text = writer.feed(path, value, False, False)
+            if text:
+                pieces.append(text)
+        if pieces:
+            out.append(ToolArgsPiece(streamed.key, pieces[0] if len(pieces) == 1 else "".join(pieces)))
+
+    def _end_call(self, state: _Candidate, out: list[Delta]) -> None:
+        streamed = state.call
+        assert streamed is not None
+        state.call = None
+        self._streaming = None
+        text, value = streamed.writer.close()
+        if value is NO_VALUE:
+            if text:
+                out.append(ToolArgsPiece(streamed.key, text))
+            out.append(ToolCallFinished(streamed.key, provider_metadata=streamed.metadata))
+        else:
+            out.append(ToolCallFinished(streamed.key, input=value, has_input=True, provider_metadata=streamed.metadata))
+
+    def _new_id(self) -> str:
+        self._calls += 1
+        if self._response_id:
+            return f"{GENERATED_ID_PREFIX}{self._response_id}-{self._calls}"
+        return f"{GENERATED_ID_PREFIX}{self._calls}"
+
+    # -- provider-executed calls --------------------------------------------------------------
+
+    def _executable_code(self, state: _Candidate, code: Any, part: Any, out: list[Delta]) -> None:
+        call_id = code.get("id") or self._new_id()
+        state.last_code_id = call_id
+        source = code.get("code")
+        arguments: dict[str, Any] = {"code": source if source is not None else ""}
+        if code.get("language") is not None:
+            arguments["language"] = str(code["language"])
+        self._executed(state, call_id, CODE_EXECUTION, arguments, part, out)
+
+    def _executed(
+        self, state: _Candidate, call_id: str, name: str, arguments: Any, part: Any, out: list[Delta]
+    ) -> None:
+        """A call Gemini runs itself: complete at once, never run by toolwire."""
+        self._close_part(state, out)
+        signature = part.get("thoughtSignature")
+        metadata = _signature(signature) if signature is not None else None
+        out.append(
+            ToolCallComplete(
+                state.next_key(),
+                call_id,
+                name,
+                input=arguments,
+                has_input=True,
+                provider_executed=True,
+                provider_metadata=metadata,
+            )
+        )
+
+    def _code_result(self, state: _Candidate, result: Any, part: Any, out: list[Delta]) -> None:
+        self._close_part(state, out)
+        call_id = result.get("id") or state.last_code_id or self._new_id()
+        outcome = str(result.get("outcome") or "OUTCOME_UNSPECIFIED")
+        output = result.get("output") or ""
+        signature = part.get("thoughtSignature")
+        metadata: dict[str, Any] = {"outcome": outcome}
+        if signature is not None:
+            metadata["thoughtSignature"] = str(signature)
+        if outcome == "OUTCOME_OK":
+            out.append(
+                ToolOutput(call_id, {"outcome": outcome, "output": output}, provider_metadata={"google": metadata})
+            )
+        else:
+            out.append(ToolOutput(call_id, output or outcome, is_error=True, provider_metadata={"google": metadata}))
+
+    def _server_call(self, state: _Candidate, call: Any, part: Any, out: list[Delta]) -> None:
+        call_id = call.get("id") or self._new_id()
+        state.last_tool_id = call_id
+        tool_type = call.get("toolType")
+        name = str(tool_type).lower() if tool_type is not None else "server_tool"
+        args = call.get("args")
+        self._executed(state, call_id, name, {} if args is None else args, part, out)
+
+    def _server_result(self, state: _Candidate, result: Any, out: list[Delta]) -> None:
+        self._close_part(state, out)
+        call_id = result.get("id") or state.last_tool_id or self._new_id()
+        response = result.get("response")
+        out.append(ToolOutput(call_id, {} if response is None else response))
+
+    # -- end of a candidate, blocked prompts, error frames -------------------------------------------
+
+    def _finish(self, state: _Candidate, raw: str, candidate: Any, out: list[Delta]) -> None:
+        self._close_part(state, out)
+        if state.call is not None and raw == "STOP" and state.call.writer.clean:
+            self._end_call(state, out)
+        if state.index != self._primary:
+            return
+        message = candidate.get("finishMessage")
+        explanation = ERROR_EXPLANATIONS.get(raw)
+        if explanation is not None:
+            detail = f" ({message})" if message else ""
+            out.append(StreamFailed(f"Gemini stopped with {raw}: {explanation}{detail}"))
+        metadata: dict[str, Any] = {"finishReason": raw}
+        if message:
+            metadata["finishMessage"] = message
+        out.append(StepFinished(FINISH_REASONS.get(raw, "other"), raw, provider_metadata={"google": metadata}))
+
+    def _without_candidates(self, frame: Any, out: list[Delta]) -> None:
+        error = frame.get("error") if type(frame) is dict else None
+        if isinstance(error, dict):
+            status = error.get("status") or error.get("code") or "error"
+            out.append(StreamFailed(f"Gemini returned an error ({status}): {error.get('message', '')}".rstrip(": ")))
+            return
+        feedback = frame.get("promptFeedback")
+        if feedback is None:
+            return
+        blocked = feedback.get("blockReason")
+        if blocked is None:
+            return
+        raw = str(blocked)
+        message = feedback.get("blockReasonMessage")
+        out.append(StreamFailed(f"Gemini blocked the prompt ({raw})" + (f": {message}" if message else "")))
+        out.append(StepFinished("content-filter", raw, provider_metadata={"google": {"blockReason": raw}}))
+
+
+def _scalar_value(arg: Any) -> Any:
+    """The number or boolean of a partial arg; None (JSON null) when it carries neither."""
+    if type(arg) is dict:
+        value = arg.get("numberValue")
+        return arg.get("boolValue") if value is None else value
+    return arg.bool_value if arg.number_value is None else arg.number_value
+
+
+def _signature(value: Any) -> dict[str, Any]:
+    return {"google": {"thoughtSignature": str(value)}}

@@ -1,0 +1,266 @@
+"""Vertex streamed function-call arguments (`partialArgs`) turned into JSON text deltas.
+
+With `stream_function_call_arguments`, Vertex sends a call's arguments as a sequence of
+`(jsonPath, value)` pairs (google/genai/types.py `PartialArg`): `$.recipe.steps[1]` with a
+`stringValue` that may continue over several pairs (`willContinue`), a `numberValue`, a
+`boolValue` or a `nullValue`. The model writes JSON front to back, so the paths arrive in
+document order; `JsonPathWriter` keeps the stack of open containers and emits the text that
+extends the document: commas, keys, opening and closing brackets, escaped string pieces.
+The concatenated deltas plus `close()` are exactly the arguments' JSON text.
+
+A path that goes back into a container already closed cannot be written as a text suffix.
+Then the writer stops emitting text, rebuilds the value from the text so far and applies the
+remaining pairs to it; `close()` returns that value for the core to use as the call's input.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from json.encoder import encode_basestring
+from typing import Any
+
+Segment = str | int
+Path = tuple[Segment, ...]
+
+NO_VALUE: Any = object()
+"""What `close()` returns as the value when the text alone is the arguments."""
+_dumps = json.JSONEncoder(ensure_ascii=False).encode
+
+
+class PathError(ValueError):
+    """A `jsonPath` that is not an RFC 9535 normalized path below `$`."""
+
+
+def parse_json_path(path: str) -> Path:
+    """`$.a['b'][0]` as `("a", "b", 0)`.
+
+    Raises:
+        PathError: not a path of member names and indices below `$`.
+    """
+    if not path.startswith("$"):
+        raise PathError(f"jsonPath {path!r} does not start at `$`")
+    segments: list[Segment] = []
+    i, n = 1, len(path)
+    while i < n:
+        char = path[i]
+        if char == ".":
+            j = i + 1
+            while j < n and path[j] not in ".[":
+                j += 1
+            if j == i + 1:
+                raise PathError(f"jsonPath {path!r} has an empty member name at {i}")
+            segments.append(path[i + 1 : j])
+            i = j
+        elif char == "[" and i + 1 < n and path[i + 1] in "'\"":
+            i = _quoted(path, i, segments)
+        elif char == "[":
+            j = path.find("]", i)
+            if j < 0 or not path[i + 1 : j].isdigit():
+                raise PathError(f"jsonPath {path!r} has a bad index at {i}")
+            segments.append(int(path[i + 1 : j]))
+            i = j + 1
+        else:
+            raise PathError(f"jsonPath {path!r} has an unexpected {char!r} at {i}")
+    return tuple(segments)
+
+
+def _quoted(path: str, start: int, segments: list[Segment]) -> int:
+    quote = path[start + 1]
+    chars: list[str] = []
+    i = start + 2
+    while i < len(path):
+        char = path[i]
+        if char == "\\" and i + 1 < len(path):
+            escaped = path[i + 1]
+            chars.append({"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}.get(escaped, escaped))
+            i += 2
+        elif char == quote:
+            if path[i + 1 : i + 2] != "]":
+                raise PathError(f"jsonPath {path!r} has an unclosed bracket at {start}")
+            segments.append("".join(chars))
+            return i + 2
+        else:
+            chars.append(char)
+            i += 1
+    raise PathError(f"jsonPath {path!r} has an unterminated name at {start}")
+
+
+class _Container:
+    """An open object or array and what was written into it."""
+
+    __slots__ = ("count", "is_array", "keys", "segment")
+
+    def __init__(self, segment: Segment | None, is_array: bool) -> None:
+        self.segment = segment
+        self.is_array = is_array
+        self.count = 0
+        self.keys: set[Segment] = set()
+
+
+class JsonPathWriter:
+    """Writes one call's arguments as JSON text, one `(path, value)` pair at a time."""
+
+    __slots__ = ("_open_string", "_pieces", "_stack", "_tree")
+
+    def __init__(self) -> None:
+        self._stack: list[_Container] = []
+        self._open_string: Path | None = None
+        self._pieces: list[str] = []
+        self._tree: Any = NO_VALUE
+
+    @property
+    def clean(self) -> bool:
+        """Whether the text so far ends between values (no string waits for its next piece)."""
+        return self._open_string is None
+
+    def feed(self, path: Path, value: Any, is_string: bool, will_continue: bool) -> str:
+        """The JSON text this pair adds ("" when it adds none)."""
+        open_string = self._open_string
+        if open_string is not None and is_string and path == open_string and self._tree is NO_VALUE:
+            text = encode_basestring(value)[1:] if not will_continue else encode_basestring(value)[1:-1]
+            if not will_continue:
+                self._open_string = None
+            self._pieces.append(text)
+            return text
+        if self._tree is not NO_VALUE:
+            self._apply(path, value, is_string, will_continue)
+            return ""
+        out: list[str] = []
+        if not self._stack:
+            self._stack.append(_Container(None, False))
+            out.append("{")
+        if open_string is not None:
+            out.append('"')
+            self._open_string = None
+        if not path or not self._position(path, out):
+            self._fallback(out)
+            self._apply(path, value, is_string, will_continue)
+            return ""
+        if is_string:
+            text = encode_basestring(value)
+            if will_continue:
+                out.append(text[:-1])
+                self._open_string = path
+            else:
+                out.append(text)
+        else:
+            out.append(_scalar(value))
+        return self._emit(out)
+
+    def close(self) -> tuple[str, Any]:
+        """The text that completes the document, and the value when the writer had to rebuild it."""
+        if self._tree is not NO_VALUE:
+            return "", self._tree
+        out: list[str] = []
+        if not self._stack:
+            return "{}", NO_VALUE
+        if self._open_string is not None:
+            out.append('"')
+            self._open_string = None
+        while self._stack:
+            out.append("]" if self._stack.pop().is_array else "}")
+        return "".join(out), NO_VALUE
+
+    def _emit(self, out: list[str]) -> str:
+        text = "".join(out)
+        self._pieces.append(text)
+        return text
+
+    def _position(self, path: Path, out: list[str]) -> bool:
+        """Close and open containers so the next text is the value at `path`; False if impossible."""
+        stack = self._stack
+        depth = 1
+        limit = min(len(stack), len(path))
+        while depth < limit and stack[depth].segment == path[depth - 1]:
+            depth += 1
+        while len(stack) > depth:
+            out.append("]" if stack.pop().is_array else "}")
+        for i in range(depth - 1, len(path)):
+            segment = path[i]
+            container = stack[-1]
+            if container.is_array:
+                if type(segment) is not int or segment != container.count:
+                    return False
+                if container.count:
+                    out.append(",")
+            elif isinstance(segment, str) and segment not in container.keys:
+                container.keys.add(segment)
+                out.append(',"' if container.count else '"')
+                out.append(encode_basestring(segment)[1:])
+                out.append(":")
+            else:
+                return False
+            container.count += 1
+            if i + 1 < len(path):
+                is_array = type(path[i + 1]) is int
+                out.append("[" if is_array else "{")
+                stack.append(_Container(segment, is_array))
+        return True
+
+    def _fallback(self, out: list[str]) -> None:
+        """Switch to building the value: the text so far, closed, is the value so far."""
+        self._pieces.append("".join(out))
+        text = "".join(self._pieces)
+        if self._open_string is not None:
+            text += '"'
+        closers = "".join("]" if c.is_array else "}" for c in reversed(self._stack))
+        self._tree = json.loads(text + closers) if text else {}
+        self._stack.clear()
+        self._open_string = None
+
+    def _apply(self, path: Path, value: Any, is_string: bool, will_continue: bool) -> None:
+        if not path:
+            return
+        node = self._tree
+        for segment, following in itertools.pairwise(path):
+            node = _child(node, segment, [] if type(following) is int else {})
+        leaf = path[-1]
+        if is_string and self._open_string == path:
+            _set(node, leaf, str(_get(node, leaf, "")) + value)
+        else:
+            _set(node, leaf, _number(value))
+        self._open_string = path if is_string and will_continue else None
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if type(value) is float:
+        return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
+    return _dumps(value)
+
+
+def _number(value: Any) -> Any:
+    """A `numberValue` as JSON would read it (integral doubles become ints, as in complete `args`)."""
+    if type(value) is float and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+def _child(node: Any, segment: Segment, empty: Any) -> Any:
+    current = _get(node, segment, None)
+    if not isinstance(current, (dict, list)):
+        current = empty
+        _set(node, segment, current)
+    return current
+
+
+def _get(node: Any, segment: Segment, default: Any) -> Any:
+    if isinstance(node, dict):
+        return node.get(segment, default)
+    if isinstance(node, list) and type(segment) is int and segment < len(node):
+        return node[segment]
+    return default
+
+
+def _set(node: Any, segment: Segment, value: Any) -> None:
+    if isinstance(node, dict):
+        node[segment] = value
+    elif isinstance(node, list) and type(segment) is int:
+        node.extend([None] * (segment + 1 - len(node)))
+        node[segment] = value
