@@ -112,9 +112,18 @@ class ChatResultEncoder:
 
 
 def chat_messages(
-    adapter: Adapter, messages: Sequence[Message], degradations: list[Degradation], *, file_parts: bool
+    adapter: Adapter,
+    messages: Sequence[Message],
+    degradations: list[Degradation],
+    *,
+    file_parts: bool,
+    raw_arguments: bool = True,
 ) -> list[dict[str, Any]]:
-    """The `messages` list for a neutral conversation."""
+    """The `messages` list for a neutral conversation.
+
+    `raw_arguments=False` replays a call whose input never parsed as `{}` (reported): several
+    OpenAI-compatible servers reject a history whose arguments are not JSON.
+    """
     encoded: list[dict[str, Any]] = []
     foreign: set[str] = set()
     for message in messages:
@@ -123,7 +132,7 @@ def chat_messages(
         elif isinstance(message, UserMessage):
             encoded.append(_user(adapter, message, degradations, file_parts=file_parts))
         elif isinstance(message, AssistantMessage):
-            assistant = _assistant(adapter, message, degradations, foreign)
+            assistant = _assistant(adapter, message, degradations, foreign, raw_arguments)
             if assistant is not None:
                 encoded.append(assistant)
         else:
@@ -160,7 +169,11 @@ def _user(
 
 
 def _assistant(
-    adapter: Adapter, message: AssistantMessage, degradations: list[Degradation], foreign: set[str]
+    adapter: Adapter,
+    message: AssistantMessage,
+    degradations: list[Degradation],
+    foreign: set[str],
+    raw_arguments: bool,
 ) -> dict[str, Any] | None:
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
@@ -172,6 +185,14 @@ def _assistant(
         elif isinstance(part, ReasoningPart):
             dropped["reasoning"] += 1
         elif isinstance(part, ToolCall) and not part.provider_executed:
+            if not raw_arguments and not isinstance(part.input, dict):
+                adapter.degrade(
+                    degradations,
+                    "tool_call.input",
+                    f"call {part.tool_call_id!r} had input that is not a JSON object; replayed as {{}}",
+                    part.tool_name,
+                )
+                part = ToolCall(tool_call_id=part.tool_call_id, tool_name=part.tool_name, input={})
             calls.append(_tool_call(part))
         elif isinstance(part, (ToolCall, ToolResult)):
             dropped["provider"] += 1

@@ -168,7 +168,13 @@ class OpenAIChatAdapter(Adapter):
         if options:
             raise ConfigurationError(f"openai-chat encode_messages takes no options, got {sorted(options)}")
         degradations: list[Degradation] = []
-        encoded = chat_messages(self, to_messages(messages), degradations, file_parts=not self._compatible)
+        encoded = chat_messages(
+            self,
+            to_messages(messages),
+            degradations,
+            file_parts=not self._compatible,
+            raw_arguments=not self._compatible,
+        )
         report(degradations)
         return {"messages": encoded}
 

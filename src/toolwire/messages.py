@@ -213,8 +213,9 @@ def assistant_message(events: Iterable[Event]) -> AssistantMessage:
             builder.chunks.append(event.delta)
         elif isinstance(event, (TextEnd, ReasoningEnd)):
             builder = open_parts.pop(event.id, None)
-            if builder is None and isinstance(event, ReasoningEnd) and event.provider_metadata:
-                builder = _PartBuilder("reasoning")  # redacted or signature-only reasoning
+            if builder is None and event.provider_metadata:
+                # Redacted or signature-only reasoning; an empty text part carrying a signature (Gemini).
+                builder = _PartBuilder("reasoning" if isinstance(event, ReasoningEnd) else "text")
                 order.append(builder)
             if builder is not None:
                 builder.metadata = event.provider_metadata

@@ -230,6 +230,13 @@ class TestAssistantFromEvents:
             ReasoningPart(text="", provider_metadata={"anthropic": {"redactedData": "abc"}}),
         )
 
+    def test_an_empty_text_part_carrying_a_signature_is_kept(self) -> None:
+        """Gemini can sign an empty text part; the signature must go back on that part."""
+        events: list[Event] = [TextEnd(id="t", provider_metadata={"google": {"thoughtSignature": "c2ln"}})]
+        assert assistant_message(events).content == (
+            TextPart(text="", provider_metadata={"google": {"thoughtSignature": "c2ln"}}),
+        )
+
     def test_a_part_without_deltas_is_left_out(self) -> None:
         """An empty text part adds nothing to the transcript."""
         assert assistant_message([TextStart(id="t"), TextEnd(id="t")]).content == ()

@@ -117,6 +117,14 @@ class TestHistory:
         turn = AssistantMessage(content=(ToolCall(tool_call_id="call_x", tool_name="f", input='{"a": 1'),))
         assert adapter.encode_messages([turn])["messages"][0]["tool_calls"][0]["function"]["arguments"] == '{"a": 1'
 
+    def test_the_compatible_profile_replays_unparsed_input_as_an_empty_object(self, compatible: Adapter) -> None:
+        """vLLM, SGLang and others reject history whose arguments are not JSON: `{}` is sent, and reported."""
+        turn = AssistantMessage(content=(ToolCall(tool_call_id="call_x", tool_name="f", input='{"a": 1'),))
+        with pytest.warns(CompatibilityWarning) as caught:
+            encoded = compatible.encode_messages([turn])
+        assert encoded["messages"][0]["tool_calls"][0]["function"]["arguments"] == "{}"
+        assert degradations(caught) == ["tool_call.input"]
+
     def test_a_custom_tool_call_goes_back_as_a_custom_call(self, adapter: Adapter, wire: Wire) -> None:
         call = ToolCall(
             tool_call_id="call_c",
