@@ -81,11 +81,13 @@ def judge(run: ScenarioRun, scenario: Scenario, expected: list[list[dict[str, An
         problems.append("no expected events file")
     elif run.steps != expected:
         problems.append(_event_diff(expected, run.steps))
+    if not scenario.expects_errors:
+        problems.extend(f"unexpected error event: {e['errorText']}" for e in run.events("error"))
     for check in scenario.checks:
         try:
             check(run)
         except AssertionError as exc:
-            problems.append(f"check {check.__name__ if hasattr(check, '__name__') else check}: {exc}")
+            problems.append(f"check {check.__name__}: {exc}")
     return problems
 
 

@@ -61,6 +61,8 @@ class Scenario:
     models: Mapping[str, str] = field(default_factory=dict)
     """Model per api when the default is not right (e.g. a reasoning model)."""
     checks: tuple[Check, ...] = ()
+    expects_errors: bool = False
+    """Whether `error` events are part of the scenario (otherwise any error event fails it)."""
 
 
 DEFAULT_MODELS = {
@@ -72,18 +74,23 @@ DEFAULT_MODELS = {
 BASE_OPTIONS: dict[str, dict[str, Any]] = {"anthropic": {"max_tokens": 1024}}
 
 
+def _named(name: str, check: Check) -> Check:
+    check.__name__ = name
+    return check
+
+
 def _called(*expected: tuple[str, Any]) -> Check:
     def check(run: ScenarioRun) -> None:
         assert run.log.calls == list(expected), f"tools ran with {run.log.calls}, expected {list(expected)}"
 
-    return check
+    return _named("tools_ran", check)
 
 
 def _requests(count: int) -> Check:
     def check(run: ScenarioRun) -> None:
         assert len(run.requests) == count, f"{len(run.requests)} requests, expected {count}"
 
-    return check
+    return _named(f"requests_{count}", check)
 
 
 def _result_sent(call_index: int = 0) -> Check:
@@ -95,7 +102,7 @@ def _result_sent(call_index: int = 0) -> Check:
             f"no result for {call_id} in the last request"
         )
 
-    return check
+    return _named(f"result_sent_{call_index}", check)
 
 
 def _image_sent(run: ScenarioRun) -> None:
@@ -106,7 +113,7 @@ def _finish(reason: str) -> Check:
     def check(run: ScenarioRun) -> None:
         assert run.finish_reason == reason, f"finish reason {run.finish_reason!r}, expected {reason!r}"
 
-    return check
+    return _named(f"finish_{reason}", check)
 
 
 def _first_step_finish(reason: str) -> Check:
@@ -115,11 +122,22 @@ def _first_step_finish(reason: str) -> Check:
         assert finishes, "the first step has no finish-step event"
         assert finishes[-1]["finishReason"] == reason, f"first step finished with {finishes[-1]}"
 
-    return check
+    return _named(f"first_step_finish_{reason}", check)
 
 
 def _input_error(run: ScenarioRun) -> None:
     assert run.events("tool-input-error"), "no tool-input-error event"
+
+
+def _malformed_call_handled(run: ScenarioRun) -> None:
+    """Where arguments are text, the bad call gets an error result; Gemini refuses the call itself."""
+    if run.events("tool-input-error"):
+        _error_result_sent(run)
+        return
+    errors = [e["errorText"] for e in run.events("error")]
+    assert errors, "neither a tool-input-error nor a provider error reported the malformed call"
+    assert not run.events("tool-input-available"), "a malformed call was made available to run"
+    assert run.steps[0][-1]["type"] in ("finish", "finish-step"), "the step did not finish"
 
 
 def _error_result_sent(run: ScenarioRun) -> None:
@@ -247,7 +265,9 @@ SCENARIOS: tuple[Scenario, ...] = (
         description="a tool result with an image, sent back in the provider's form",
         tools=("make_chart",),
         prompt="Draw the temperature chart for Paris.",
-        checks=(_called(("make_chart", {"city": "Paris"})), _image_sent),
+        # functionResponse.parts (images in tool results) exist from Gemini 3 on.
+        models={"gemini": "gemini-3-flash-preview"},
+        checks=(_called(("make_chart", {"city": "Paris"})), _image_sent, _finish("stop")),
     ),
     Scenario(
         name="error_result",
@@ -306,6 +326,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         tools=("get_weather",),
         prompt="What is the weather in Paris?",
         max_steps=1,
+        # Only where arguments stream can the limit cut them (the Gemini API sends whole calls).
+        requires=("streamed_arguments",),
         options={
             "openai-chat": {"max_completion_tokens": 16},
             "openai-responses": {"max_output_tokens": 64, "reasoning": {"effort": "minimal"}},
@@ -316,10 +338,11 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
     Scenario(
         name="malformed_arguments",
-        description="arguments that are not JSON: an error result the model can act on",
+        description="a malformed call: an error result the model can act on, or the provider's own refusal",
         tools=("get_weather",),
         prompt="What is the weather in Paris?",
-        checks=(_input_error, _called(), _error_result_sent),
+        expects_errors=True,
+        checks=(_malformed_call_handled, _called()),
     ),
     Scenario(
         name="weather_and_chart",
@@ -327,6 +350,7 @@ SCENARIOS: tuple[Scenario, ...] = (
         tools=("get_weather", "make_chart"),
         prompt="What's the weather in Paris? Draw me the temperature chart too.",
         requires=("parallel_tool_calls",),
+        models={"gemini": "gemini-3-flash-preview"},
         checks=(
             _called(("get_weather", {"city": "Paris", "unit": "celsius"}), ("make_chart", {"city": "Paris"})),
             _image_sent,
@@ -345,8 +369,12 @@ SCENARIOS: tuple[Scenario, ...] = (
                 "tools": [{"type": "web_search_20250305", "name": "web_search", "max_uses": 3}],
             },
             "openai-responses": {"tools": [{"type": "web_search"}]},
-            "gemini": {"config": {"tools": [{"codeExecution": {}}]}},
+            # Built-in tools combine with function calling from Gemini 3 on, with this flag.
+            "gemini": {
+                "config": {"tools": [{"codeExecution": {}}], "toolConfig": {"includeServerSideToolInvocations": True}}
+            },
         },
+        models={"gemini": "gemini-3-flash-preview"},
         checks=(_provider_executed,),
     ),
 )
