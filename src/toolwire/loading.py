@@ -41,30 +41,40 @@ def load_tools(spec: str) -> list[Tool]:
     path = Path(spec)
     if path.suffix.lower() == ".json" or (path.exists() and ":" not in spec):
         return tools_from_json(json.loads(path.read_text(encoding="utf-8")), source=str(path))
-    module_name, _, attribute = spec.partition(":")
-    if not attribute:
-        raise ConfigurationError(f"{spec!r}: expected `module:attribute` or a .json file of tool definitions")
+    return tools_from_module(spec)
+
+
+def tools_from_module(spec: str, *, purpose: str = "load") -> list[Tool]:
+    """The tools `module:attribute` names (the working directory is importable, as for `python -m`).
+
+    Raises:
+        ConfigurationError: a malformed spec, a module or attribute that does not exist, or an
+            attribute that is not a Tool, a list of Tools or a dict of Tools.
+    """
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise ConfigurationError(f"expected `module:attribute`, got {spec!r}")
     if "" not in sys.path and "." not in sys.path:
         sys.path.insert(0, "")
     try:
         module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ConfigurationError(f"{spec!r}: cannot import {module_name!r}: {exc}") from exc
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and module_name.startswith(exc.name):
+            raise ConfigurationError(f"cannot {purpose} {spec!r}: no module named {exc.name!r}") from exc
+        raise  # the module exists but one of its own imports failed: show that traceback
     value: Any = module
     for name in attribute.split("."):
         if not hasattr(value, name):
-            raise ConfigurationError(f"{spec!r}: {module_name!r} has no attribute {attribute!r}")
+            raise ConfigurationError(f"cannot {purpose} {spec!r}: {module_name!r} has no attribute {attribute!r}")
         value = getattr(value, name)
-    return _as_tools(value, spec)
-
-
-def _as_tools(value: Any, spec: str) -> list[Tool]:
     if isinstance(value, Tool):
         return [value]
-    items = list(value.values()) if isinstance(value, Mapping) else value
-    if isinstance(items, (list, tuple)) and all(isinstance(t, Tool) for t in items):
-        return list(items)
-    raise ConfigurationError(f"{spec!r} is not a Tool or a list/dict of Tools (got {type(value).__name__})")
+    items = list(value.values()) if isinstance(value, Mapping) else value if isinstance(value, (list, tuple)) else None
+    if not items or not all(isinstance(item, Tool) for item in items):
+        raise ConfigurationError(
+            f"cannot {purpose} {spec!r}: it is a {type(value).__name__}, not a Tool, a list of Tools or a dict of Tools"
+        )
+    return list(items)
 
 
 def tools_from_json(data: Any, *, source: str = "JSON") -> list[Tool]:

@@ -74,7 +74,7 @@ def test_encode_takes_a_module_attribute(
 def test_encode_refuses_an_attribute_that_is_not_tools(capsys: pytest.CaptureFixture[str]) -> None:
     """A string attribute is not a Tool: a clear error, exit status 2."""
     assert main(["encode", "--api", "anthropic", "toolwire.conformance.demo:DEMO"]) == 2
-    assert "is not a Tool" in capsys.readouterr().err
+    assert "not a Tool, a list of Tools or a dict of Tools" in capsys.readouterr().err
 
 
 def test_encode_an_unknown_api_lists_the_known_ones(tools_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolwire.exceptions import ConfigurationError
+from toolwire.loading import tools_from_module
 from toolwire.tools import Tool
 
 from ._server import build_server
@@ -132,28 +133,7 @@ def load_spec(spec: str) -> list[Tool]:
         ConfigurationError: a malformed spec, a module or attribute that does not exist, or
             an attribute that is not tools.
     """
-    module_name, sep, attribute = spec.partition(":")
-    if not sep or not module_name or not attribute:
-        raise ConfigurationError(f"expected `module:attribute`, got {spec!r}")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and module_name.startswith(exc.name):
-            raise ConfigurationError(f"cannot serve {spec!r}: no module named {exc.name!r}") from exc
-        raise
-    value: Any = module
-    for part in attribute.split("."):
-        if not hasattr(value, part):
-            raise ConfigurationError(f"cannot serve {spec!r}: {module_name!r} has no attribute {attribute!r}")
-        value = getattr(value, part)
-    if isinstance(value, Tool):
-        return [value]
-    items = list(value.values()) if isinstance(value, Mapping) else value if isinstance(value, (list, tuple)) else None
-    if not items or not all(isinstance(item, Tool) for item in items):
-        raise ConfigurationError(
-            f"cannot serve {spec!r}: it is a {type(value).__name__}, not a Tool, a list of Tools or a dict of Tools"
-        )
-    return list(items)
+    return tools_from_module(spec, purpose="serve")
 
 
 def serve_from_spec(
