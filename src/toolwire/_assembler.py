@@ -33,6 +33,7 @@ from .events import (
     Event,
     Finish,
     FinishReason,
+    PartialToolInputDelta,
     ProviderMetadata,
     ReasoningDelta,
     ReasoningEnd,
@@ -260,16 +261,20 @@ class StreamAssembler:
             return
         if not delta.text:
             return
-        call.pieces.append(delta.text)
+        self._push(call, delta.text, out)
+
+    def _push(self, call: _Call, text: str, out: list[Event]) -> None:
+        """Buffer one argument fragment and emit its delta (with the partial value when asked)."""
+        call.pieces.append(text)
         parser = call.parser
         if parser is None:
-            out.append(ToolInputDelta(tool_call_id=call.tool_call_id, input_text_delta=delta.text))
+            out.append(ToolInputDelta(tool_call_id=call.tool_call_id, input_text_delta=text))
         else:
-            parser.feed(delta.text)
+            parser.feed(text)
             out.append(
-                ToolInputDelta(
+                PartialToolInputDelta(
                     tool_call_id=call.tool_call_id,
-                    input_text_delta=delta.text,
+                    input_text_delta=text,
                     _partial=call,
                     _delta_count=len(call.pieces),
                 )
@@ -296,17 +301,7 @@ class StreamAssembler:
 
     def _emit_rest(self, call: _Call, text: str, out: list[Event]) -> None:
         if text:
-            call.pieces.append(text)
-            if call.parser is not None:
-                call.parser.feed(text)
-            out.append(
-                ToolInputDelta(
-                    tool_call_id=call.tool_call_id,
-                    input_text_delta=text,
-                    _partial=call if call.parser is not None else None,
-                    _delta_count=len(call.pieces),
-                )
-            )
+            self._push(call, text, out)
 
     def _call_complete(self, delta: ToolCallComplete, out: list[Event]) -> None:
         self._call_started(

@@ -175,29 +175,40 @@ class ToolInputDelta(_EventBase):
     type: ClassVar[str] = "tool-input-delta"
     tool_call_id: str
     input_text_delta: str
-    _partial: PartialInputSource | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def partial_input(self) -> Any:
+        """Best-effort parsed input so far: only with `partial=True` (`PartialToolInputDelta`)."""
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"type": self.type, "toolCallId": self.tool_call_id, "inputTextDelta": self.input_text_delta}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PartialToolInputDelta(ToolInputDelta):
+    """A `tool-input-delta` from a stream normalized with `partial=True`: it knows the input so far.
+
+    A subclass, so the common case builds two fields instead of four (half the cost per delta).
+    """
+
+    _partial: PartialInputSource = field(repr=False, compare=False)
     _delta_count: int = field(default=0, repr=False, compare=False)
 
     @property
     def partial_input(self) -> Any:
-        """Best-effort parsed input so far (only with `partial=True`; None otherwise).
+        """Best-effort parsed input so far.
 
         Computed when read. Read while iterating, it is the parser's live value (copy it to
         keep it); read later, it is recomputed from the text as it stood at this delta.
         """
-        if self._partial is None:
-            return None
         return self._partial.partial_value(self._delta_count)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON form; includes `partialInput` when partial parsing is on."""
-        data: dict[str, Any] = {
-            "type": self.type,
-            "toolCallId": self.tool_call_id,
-            "inputTextDelta": self.input_text_delta,
-        }
-        if self._partial is not None:
-            data["partialInput"] = self.partial_input
+        """JSON form with `partialInput`."""
+        data = ToolInputDelta.to_dict(self)
+        data["partialInput"] = self.partial_input
         return data
 
 

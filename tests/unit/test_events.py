@@ -12,6 +12,7 @@ from toolwire.events import (
     Event,
     Finish,
     FinishStep,
+    PartialToolInputDelta,
     ReasoningDelta,
     ReasoningEnd,
     ReasoningStart,
@@ -191,7 +192,7 @@ class TestPartialInput:
 
     def test_partial_input_is_computed_for_the_delta_it_belongs_to(self) -> None:
         """The source is asked for the value as of this delta's position, and it is serialized."""
-        event = ToolInputDelta(tool_call_id="c", input_text_delta="{", _partial=_Partial(), _delta_count=3)
+        event = PartialToolInputDelta(tool_call_id="c", input_text_delta="{", _partial=_Partial(), _delta_count=3)
         assert event.partial_input == {"count": 3}
         assert event.to_dict() == {
             "type": "tool-input-delta",
@@ -201,9 +202,12 @@ class TestPartialInput:
         }
 
     def test_partial_input_is_ignored_when_reading_back_and_not_compared(self) -> None:
-        """`partialInput` is derived data: from_dict drops it and equality ignores it."""
+        """`partialInput` is derived data: from_dict drops it and equality ignores its source."""
         event = from_dict({"type": "tool-input-delta", "toolCallId": "c", "inputTextDelta": "{", "partialInput": {}})
-        assert event == ToolInputDelta(tool_call_id="c", input_text_delta="{", _partial=_Partial(), _delta_count=1)
+        assert event == ToolInputDelta(tool_call_id="c", input_text_delta="{")
+        first = PartialToolInputDelta(tool_call_id="c", input_text_delta="{", _partial=_Partial(), _delta_count=1)
+        second = PartialToolInputDelta(tool_call_id="c", input_text_delta="{", _partial=_Partial(), _delta_count=2)
+        assert first == second
 
 
 class TestRefusals:
