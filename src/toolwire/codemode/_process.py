@@ -1,0 +1,183 @@
+"""A runner process seen from the host: frames in and out, a bounded stderr tail, and a sure kill.
+
+The runner is started in its own session, so one `killpg` reaches everything it could have
+started. The scratch directory is removed afterwards without following any symlink the
+program left in it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal
+from typing import Any, Protocol
+
+from .protocol import Ready
+from .transport import Channel, ReadyCheck
+
+_STDERR_TAIL = 4096
+
+
+class PipeWriter(asyncio.Protocol):
+    """The write end of a pipe with back-pressure: `write` waits while the pipe is full."""
+
+    def __init__(self) -> None:
+        self._transport: asyncio.WriteTransport | None = None
+        self._resumed: asyncio.Future[None] | None = None
+        self.closed = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.WriteTransport)
+        self._transport = transport
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.resume_writing()
+
+    def pause_writing(self) -> None:
+        if self._resumed is None:
+            self._resumed = asyncio.get_running_loop().create_future()
+
+    def resume_writing(self) -> None:
+        if self._resumed is not None and not self._resumed.done():
+            self._resumed.set_result(None)
+        self._resumed = None
+
+    async def write(self, data: bytes) -> None:
+        if self.closed or self._transport is None or self._transport.is_closing():
+            return
+        self._transport.write(data)
+        if self._resumed is not None:
+            await asyncio.shield(self._resumed)
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+
+class StdinWriter:
+    """A subprocess's stdin with back-pressure, for runners that speak over stdio."""
+
+    def __init__(self, stream: asyncio.StreamWriter) -> None:
+        self._stream = stream
+
+    async def write(self, data: bytes) -> None:
+        if self._stream.is_closing():
+            return
+        self._stream.write(data)
+        with contextlib.suppress(ConnectionError):
+            await self._stream.drain()
+
+    def close(self) -> None:
+        self._stream.close()
+
+
+class _Writer(Protocol):
+    async def write(self, data: bytes) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class ProcessChannel(Channel):
+    """A runner in a child process; `close` kills its whole process group and cleans up."""
+
+    def __init__(
+        self,
+        process: asyncio.subprocess.Process,
+        reader: asyncio.StreamReader,
+        writer: _Writer,
+        *,
+        scratch: str | None = None,
+        closers: tuple[Any, ...] = (),
+        ready_check: ReadyCheck | None = None,
+    ) -> None:
+        self.process = process
+        self.reader = reader
+        self._writer = writer
+        self._scratch = scratch
+        self._closers = closers
+        self._ready_check = ready_check
+        self._stderr = bytearray()
+        self._stderr_task = asyncio.ensure_future(self._drain_stderr()) if process.stderr is not None else None
+        self._exit: str | None = None
+
+    async def send(self, data: bytes) -> None:
+        await self._writer.write(data)
+
+    def diagnostics(self) -> str:
+        return self._stderr.decode("utf-8", "replace").strip()
+
+    def check_ready(self, ready: Ready) -> str | None:
+        return self._ready_check(ready) if self._ready_check is not None else None
+
+    async def close(self) -> str:
+        if self._exit is not None:
+            return self._exit
+        self.kill()
+        returncode = await self.process.wait()
+        if self._stderr_task is not None:
+            with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(self._stderr_task), 0.2)
+            self._stderr_task.cancel()
+        self._writer.close()
+        for closer in self._closers:
+            closer.close()
+        if self._scratch is not None:
+            remove_tree(self._scratch)
+        self._exit = describe_exit(returncode)
+        return self._exit
+
+    def alive(self) -> bool:
+        """Whether the runner is still running (a pre-warmed one may have died waiting)."""
+        return self.process.returncode is None and not self.reader.at_eof()
+
+    def abandon(self) -> None:
+        """Kill the runner and delete its scratch directory without awaiting (for interpreter exit)."""
+        self.kill()
+        if self._scratch is not None:
+            remove_tree(self._scratch)
+
+    def kill(self) -> None:
+        """SIGKILL the runner's process group now (synchronous, so it also runs from a cancelled task)."""
+        if self.process.returncode is not None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            with contextlib.suppress(ProcessLookupError):
+                self.process.kill()
+
+    async def _drain_stderr(self) -> None:
+        stream = self.process.stderr
+        assert stream is not None
+        while chunk := await stream.read(1 << 16):
+            self._stderr += chunk
+            if len(self._stderr) > _STDERR_TAIL:
+                del self._stderr[: len(self._stderr) - _STDERR_TAIL]
+
+
+def describe_exit(returncode: int) -> str:
+    """`exit code 1` or `killed by SIGKILL`."""
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit code {returncode}"
+
+
+def remove_tree(path: str) -> None:
+    """Delete a scratch directory the program may have made unreadable; symlinks are never followed."""
+    if os.path.islink(path) or not os.path.isdir(path):
+        return
+    with contextlib.suppress(OSError):
+        os.chmod(path, 0o700)
+    for root, directories, _ in os.walk(path):
+        for name in directories:
+            child = os.path.join(root, name)
+            if not os.path.islink(child):
+                with contextlib.suppress(OSError):
+                    os.chmod(child, 0o700)
+    shutil.rmtree(path, ignore_errors=True)

@@ -1,0 +1,152 @@
+"""The child's confinement layers: the seccomp filter, run in a BPF interpreter, and what layers add up to."""
+
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from toolwire.codemode._child_confine import _AUDIT_ARCH, _BLOCKED, seccomp_program
+from toolwire.codemode.local import isolation_from_layers
+from toolwire.codemode.runner import runner_source
+
+ALLOW, EPERM, KILL = 0x7FFF0000, 0x00050001, 0x80000000
+I386 = 0x40000003
+
+
+def run_filter(program: bytes, nr: int, arch: int) -> int:
+    """Execute classic BPF over a `seccomp_data` {nr, arch}; only the opcodes the filter uses."""
+    data = struct.pack("<iI", nr, arch) + bytes(56)
+    instructions = [struct.unpack("HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
+    accumulator, pc = 0, 0
+    while True:
+        code, jt, jf, k = instructions[pc]
+        if code == 0x20:
+            accumulator = struct.unpack_from("<I", data, k)[0]
+        elif code == 0x15:
+            pc += jt if accumulator == k else jf
+        elif code == 0x35:
+            pc += jt if accumulator >= k else jf
+        elif code == 0x06:
+            return k
+        else:
+            raise AssertionError(f"unexpected opcode {code:#x}")
+        pc += 1
+
+
+@pytest.mark.parametrize("machine", sorted(_BLOCKED))
+class TestSeccompFilter:
+    def test_every_listed_syscall_fails_with_eperm(self, machine: str) -> None:
+        """Sockets, process creation, exec, ptrace, kill, namespaces, mounts, io_uring, BPF..."""
+        program = seccomp_program(machine)
+        assert program is not None
+        for name, number in _BLOCKED[machine].items():
+            assert run_filter(program, number, _AUDIT_ARCH[machine]) == EPERM, name
+
+    def test_ordinary_syscalls_are_allowed(self, machine: str) -> None:
+        """read, write, mmap, openat, getrandom and friends keep working."""
+        program = seccomp_program(machine)
+        assert program is not None
+        blocked = set(_BLOCKED[machine].values())
+        allowed = [n for n in range(300) if n not in blocked]
+        assert {run_filter(program, n, _AUDIT_ARCH[machine]) for n in allowed} == {ALLOW}
+
+    def test_a_foreign_syscall_abi_kills_the_process(self, machine: str) -> None:
+        """i386 numbers differ (socketcall!), so any other ABI is fatal rather than filtered."""
+        program = seccomp_program(machine)
+        assert program is not None
+        assert run_filter(program, 102, I386) == KILL
+
+    def test_the_key_escapes_are_on_the_list(self, machine: str) -> None:
+        """The syscalls every escape in the reference needs."""
+        essentials = {
+            "socket",
+            "clone",
+            "clone3",
+            "execve",
+            "execveat",
+            "ptrace",
+            "kill",
+            "unshare",
+            "mount",
+            "io_uring_setup",
+            "bpf",
+        }
+        assert essentials <= set(_BLOCKED[machine])
+
+
+class TestX32:
+    def test_x32_syscalls_are_refused(self) -> None:
+        """On x86-64 the x32 ABI shares the arch value; its numbers (bit 30 set) are refused."""
+        program = seccomp_program("x86_64")
+        assert program is not None
+        assert run_filter(program, 0x40000000 + 41, _AUDIT_ARCH["x86_64"]) == EPERM
+
+
+def test_unknown_architectures_get_no_filter() -> None:
+    """Where the syscall table is unknown, no filter is claimed (and `processes` is not promised)."""
+    assert seccomp_program("riscv64") is None
+
+
+class TestIsolationFromLayers:
+    def test_all_layers_give_every_guarantee(self) -> None:
+        """What this machine reports."""
+        layers = {
+            "rlimits": True,
+            "namespaces": ["user", "mount", "network"],
+            "tmpfs": True,
+            "landlock": 7,
+            "seccomp": True,
+            "host_environment_hidden": True,
+        }
+        isolation = isolation_from_layers(layers, "3.11", {})
+        assert (isolation.network, isolation.filesystem, isolation.processes, isolation.environment) == (
+            True,
+            True,
+            True,
+            True,
+        )
+        assert isolation.layers == (
+            "rlimits",
+            "user-namespace",
+            "mount-namespace",
+            "network-namespace",
+            "tmpfs-scratch",
+            "landlock-abi-7",
+            "seccomp",
+        )
+        assert isolation.boundary == "a separate, locked-down Python process"
+
+    def test_seccomp_alone_still_blocks_the_network(self) -> None:
+        """No socket can be created, with or without a network namespace."""
+        isolation = isolation_from_layers({"seccomp": True}, None, {})
+        assert (isolation.network, isolation.filesystem, isolation.processes) == (True, False, True)
+
+    def test_nothing_reported_means_nothing_promised(self) -> None:
+        """macOS or an old kernel: rlimits alone guarantee none of the four."""
+        isolation = isolation_from_layers({"rlimits": True}, None, {})
+        assert (isolation.network, isolation.filesystem, isolation.processes, isolation.environment) == (
+            False,
+            False,
+            False,
+            False,
+        )
+        assert isolation.boundary == "a separate Python process"
+
+    def test_the_environment_guarantee_needs_the_hosts_proc_entry_to_be_unreadable(self) -> None:
+        """An empty environment is not enough while `/proc/<host>/environ` can be read."""
+        readable = isolation_from_layers({"seccomp": True, "host_environment_hidden": False}, None, {})
+        hidden = isolation_from_layers({"seccomp": True, "host_environment_hidden": True}, None, {})
+        assert (readable.environment, hidden.environment) == (False, True)
+
+    @pytest.mark.parametrize("layers", [None, [], {"landlock": "7", "seccomp": "yes", "namespaces": "network"}])
+    def test_malformed_reports_promise_nothing(self, layers: object) -> None:
+        """The report comes from the child: wrong types count as absent layers."""
+        isolation = isolation_from_layers(layers, None, {})
+        assert (isolation.network, isolation.filesystem, isolation.processes) == (False, False, False)
+
+
+@pytest.mark.parametrize("bytecode", [False, True])
+def test_the_runner_fits_in_one_command_line_argument(bytecode: bool) -> None:
+    """Linux caps a single argument at 128 KiB; the runner travels in `-c`, as source or bytecode."""
+    assert len(runner_source(bytecode=bytecode).encode()) < 120_000
