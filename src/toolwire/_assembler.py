@@ -259,9 +259,14 @@ class StreamAssembler:
         if call is None:
             self._pending_args.setdefault(delta.key, []).append(delta.text)
             return
-        if not delta.text:
+        text = delta.text
+        if not text:
             return
-        self._push(call, delta.text, out)
+        if call.parser is None:  # the hottest path of every stream: one append, one event
+            call.pieces.append(text)
+            out.append(ToolInputDelta(tool_call_id=call.tool_call_id, input_text_delta=text))
+        else:
+            self._push(call, text, out)
 
     def _push(self, call: _Call, text: str, out: list[Event]) -> None:
         """Buffer one argument fragment and emit its delta (with the partial value when asked)."""

@@ -33,7 +33,8 @@ class FrameError:
         return f"{self.message}{where}"
 
 
-SdkConverter = Callable[[Any], Any]
+SdkConverter = Callable[[Any], Any] | None
+"""How an SDK object becomes a frame; None: it is read as it is."""
 
 
 _BOM = b"\xef\xbb\xbf"
@@ -280,7 +281,7 @@ def iter_frames(source: Any, convert_sdk: SdkConverter) -> Iterator[Any]:
             if kind == "plain":
                 yield item
             elif kind == "sdk":
-                yield convert_sdk(item)
+                yield item if convert_sdk is None else convert_sdk(item)
             else:
                 chunks = chunks or ChunkDecoder()
                 yield from chunks.feed(_as_bytes(item) or b"")
@@ -327,6 +328,6 @@ async def aiter_frames(source: AsyncIterable[Any], convert_sdk: SdkConverter) ->
 
 
 def _frame(item: Any, convert_sdk: SdkConverter) -> Any:
-    if isinstance(item, pydantic.BaseModel):
+    if convert_sdk is not None and isinstance(item, pydantic.BaseModel):
         return convert_sdk(item)
     return item

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
 from ._assembler import StreamAssembler
 from ._hooks import StreamHooks
-from ._sources import FrameError, aiter_frames, iter_frames
+from ._sources import FrameError, SdkConverter, aiter_frames, iter_frames
 from .capabilities import Capabilities
 from .compat import Degradation, report
 from .deltas import Delta
@@ -220,6 +220,10 @@ class Adapter(ABC):
         """How an SDK object becomes a frame (default: read by attribute, as is)."""
         return obj
 
+    def _converter(self) -> SdkConverter:
+        """`sdk_frame`, or None when the adapter reads SDK objects as they are (saves a call per frame)."""
+        return None if type(self).sdk_frame is Adapter.sdk_frame else self.sdk_frame
+
     def normalize(
         self,
         source: Any,
@@ -244,7 +248,7 @@ class Adapter(ABC):
         out: list[Event] = []
         decode = decoder.feed
         push = assembler.feed
-        for frame in iter_frames(source, self.sdk_frame):
+        for frame in iter_frames(source, self._converter()):
             if type(frame) is FrameError:
                 assembler.error(self._frame_error_text(frame), out)
             else:
@@ -283,9 +287,9 @@ class Adapter(ABC):
         decoder = self.new_decoder()
         out: list[Event] = []
         if isinstance(source, AsyncIterable):
-            frames = aiter_frames(source, self.sdk_frame)
+            frames = aiter_frames(source, self._converter())
         else:
-            frames = _as_async(iter_frames(source, self.sdk_frame))
+            frames = _as_async(iter_frames(source, self._converter()))
         async for frame in frames:
             self._decode(decoder, assembler, frame, out)
             if out:
