@@ -12,7 +12,6 @@ import argparse
 import gc
 import json
 import random
-import statistics
 import time
 from collections.abc import Callable
 from typing import Any
@@ -102,14 +101,14 @@ def anthropic_sse(deltas: list[str]) -> bytes:
 
 
 def timed(function: Callable[[], Any], repeat: int = 3) -> float:
-    """Median seconds over `repeat` runs (GC on, collected before each run)."""
+    """Best of `repeat` runs in seconds (GC on, collected before each run; the minimum is the least noisy)."""
     samples = []
     for _ in range(repeat):
         gc.collect()
         start = time.perf_counter()
         function()
         samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+    return min(samples)
 
 
 def toolwire_raw(body: bytes, partial: bool) -> Callable[[], Any]:
@@ -197,11 +196,11 @@ def main() -> None:
             "anthropic SDK: decode SSE into its events": sdk_decode(body),
             "pydantic-ai parts manager (no partial values)": pydantic_ai(deltas),
         }
-        if args.langchain and size <= 100_000:
+        if args.langchain and size <= 100_000:  # quadratic: minutes at 100 KB, hours at 1 MB
             cases["langchain AIMessageChunk + loop"] = langchain(deltas)
         for name, function in cases.items():
             if function is not None:
-                rows.setdefault(name, {})[size] = timed(function, repeat=3 if size <= 100_000 else 1)
+                rows.setdefault(name, {})[size] = timed(function, repeat=5 if size <= 100_000 else 3)
     print(f"{'case':52} " + " ".join(f"{s // 1000:>7} KB  us/delta" for s in sizes) + "   1MB/100KB")
     for name, values in rows.items():
         cells = []
