@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolwire._hooks import _LoopThread
+from toolwire._hooks import run_sync
 from toolwire.adapter import Adapter, EncodedTools, tool_mapping
 from toolwire.events import (
     Event,
@@ -313,7 +313,7 @@ class Agent:
 
     def _settle_sync(self) -> bool:
         """Run what the current turn still needs (sync code); True when every call has a result."""
-        settled: bool = _LoopThread.run(self._settle())
+        settled: bool = run_sync(self._settle())
         return settled
 
     async def _settle(self) -> bool:
