@@ -237,18 +237,11 @@ class Adapter(ABC):
 
         Undecodable input becomes `error` events (with the byte offset); the stream goes on.
         """
-        by_id = tool_mapping(tools)
-        assembler = StreamAssembler(names=self.name_map(by_id), tools=by_id, partial=partial)
-        hooks = (
-            StreamHooks(by_id or {}, {"messages": messages, "abort_signal": abort_signal})
-            if StreamHooks.wanted(by_id)
-            else None
-        )
-        decoder = self.new_decoder()
+        assembler, hooks, decoder = self._start(tools, partial, messages, abort_signal)
         out: list[Event] = []
         decode = decoder.feed
         push = assembler.feed
-        for frame in iter_frames(source, self._converter()):
+        for frame in iter_frames(source, self._converter()):  # `_decode`, inlined: the hottest loop
             if type(frame) is FrameError:
                 assembler.error(self._frame_error_text(frame), out)
             else:
@@ -277,14 +270,7 @@ class Adapter(ABC):
         abort_signal: Any = None,
     ) -> AsyncIterator[Event]:
         """`normalize` for async sources (async iterables); sync sources work too."""
-        by_id = tool_mapping(tools)
-        assembler = StreamAssembler(names=self.name_map(by_id), tools=by_id, partial=partial)
-        hooks = (
-            StreamHooks(by_id or {}, {"messages": messages, "abort_signal": abort_signal})
-            if StreamHooks.wanted(by_id)
-            else None
-        )
-        decoder = self.new_decoder()
+        assembler, hooks, decoder = self._start(tools, partial, messages, abort_signal)
         out: list[Event] = []
         if isinstance(source, AsyncIterable):
             frames = aiter_frames(source, self._converter())
@@ -303,6 +289,16 @@ class Adapter(ABC):
             await hooks.fire_async(out)
         for event in out:
             yield event
+
+    def _start(
+        self, tools: Sequence[Tool] | Mapping[str, Tool] | None, partial: bool, messages: Any, abort_signal: Any
+    ) -> tuple[StreamAssembler, StreamHooks | None, StreamDecoder]:
+        """The per-response state shared by `normalize` and `anormalize`."""
+        by_id = tool_mapping(tools)
+        assembler = StreamAssembler(names=self.name_map(by_id), tools=by_id, partial=partial)
+        wanted = StreamHooks.wanted(by_id)
+        hooks = StreamHooks(by_id or {}, {"messages": messages, "abort_signal": abort_signal}) if wanted else None
+        return assembler, hooks, self.new_decoder()
 
     def _decode(self, decoder: StreamDecoder, assembler: StreamAssembler, frame: Any, out: list[Event]) -> None:
         if type(frame) is FrameError:
