@@ -209,7 +209,7 @@ class GeminiAdapter(Adapter):
         unknown = sorted(set(options) - {"config", "tools"})
         if unknown:
             raise ConfigurationError(f"gemini: request options are `config` and `tools`, got {unknown}")
-        encoded = self.encode_messages(messages)
+        encoded = self.encode_messages(messages, model=model)
         fragment: dict[str, Any] = dict(tools or {})
         extra = dict(options.get("config") or {})
         provider_tools = [*options.get("tools", ()), *extra.pop("tools", ())]
@@ -272,11 +272,15 @@ class GeminiAdapter(Adapter):
         /,
         *,
         thought_signature_placeholder: bool = True,
+        model: str | None = None,
         **options: Any,
     ) -> dict[str, Any]:
         """`{"contents": [...], "systemInstruction"?: {"parts": [...]}}` as google-genai sends them.
 
         `thought_signature_placeholder=False` leaves calls Gemini did not produce unsigned.
+        `model`: for Gemini 1.x/2.x, which refuse media inside `functionResponse.parts` (400
+        INVALID_ARGUMENT), tool-result media goes after the responses even when the adapter
+        nests it by default.
 
         Raises:
             ConfigurationError: an unknown option, or a result or media part that cannot be encoded.
@@ -284,9 +288,10 @@ class GeminiAdapter(Adapter):
         if options:
             raise ConfigurationError(f"gemini: encode_messages has no option(s) {sorted(options)}")
         degradations: list[Degradation] = []
+        nested = self.function_response_parts and not _before_gemini_3(model)
         encoder = HistoryEncoder(
             self._noter(degradations),
-            nested_media=self.function_response_parts,
+            nested_media=nested,
             signature_placeholder=thought_signature_placeholder,
         )
         encoded = encoder.encode(messages)
@@ -302,3 +307,9 @@ class GeminiAdapter(Adapter):
                 self.degrade(degradations, feature, action, tool_id)
 
         return note
+
+
+def _before_gemini_3(model: str | None) -> bool:
+    """Gemini 1.x and 2.x models (media inside function responses arrived with Gemini 3)."""
+    name = (model or "").rsplit("/", 1)[-1]
+    return name.startswith(("gemini-1", "gemini-2"))

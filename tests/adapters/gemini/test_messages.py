@@ -353,3 +353,30 @@ class TestOtherProviders:
         turn = AssistantMessage(content=(ReasoningPart(text="x", provider_metadata={"openai": {"itemId": "rs_1"}}),))
         encoded, _ = encode(adapter, [user("Hi"), turn, user("Again")])
         assert encoded["contents"] == [{"role": "user", "parts": [{"text": "Hi"}, {"text": "Again"}]}]
+
+
+def _chart_history() -> list[Any]:
+    chart = out.content(out.text_part("Chart."), out.image_data("iVBORw0KGgo=", "image/png"))
+    return [
+        user("Chart?"),
+        AssistantMessage(content=(tool_call("fc_1", "make_chart"),)),
+        ToolMessage(content=(ToolResult(tool_call_id="fc_1", tool_name="make_chart", output=chart),)),
+    ]
+
+
+@pytest.mark.parametrize(("model", "nested"), [("gemini-2.5-flash", False), ("gemini-3-flash-preview", True)])
+def test_tool_result_media_is_nested_only_for_models_that_take_it(model: str, nested: bool) -> None:
+    """Gemini 1.x/2.x refuse media inside functionResponse.parts (400): it goes after the responses."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CompatibilityWarning)
+        request = get_adapter("gemini").build_request(
+            model=model, messages=_chart_history(), tools=None, options={}, stream=False
+        )
+    parts = request["contents"][-1]["parts"]
+    response = parts[0]["functionResponse"]
+    if nested:
+        assert response["parts"] == [{"inline_data": {"mime_type": "image/png", "data": "iVBORw0KGgo="}}]
+        assert len(parts) == 1
+    else:
+        assert "parts" not in response
+        assert parts[1] == {"inlineData": {"mime_type": "image/png", "data": "iVBORw0KGgo="}}
