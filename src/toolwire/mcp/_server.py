@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
-import dataclasses
 import inspect
 import json
 import logging
@@ -32,7 +30,6 @@ from mcp.server.request_state import RequestStateBoundary, RequestStateSecurity
 from mcp.shared.exceptions import MCPError
 from mcp.shared.tool_name_validation import validate_tool_name
 
-from toolwire._callbacks import count_positional
 from toolwire.adapter import tool_mapping
 from toolwire.compat import report
 from toolwire.exceptions import ConfigurationError
@@ -58,7 +55,6 @@ logger = logging.getLogger("toolwire.mcp")
 RequestContextFactory = Callable[[McpContext], Any]
 """Builds a call's request context from its MCP request (headers, client info, `_meta`); may be async."""
 
-_CURRENT: contextvars.ContextVar[McpContext | None] = contextvars.ContextVar("toolwire_mcp_context", default=None)
 _MAX_RESUMES = 16
 _CONFIRM: dict[str, Any] = {"type": "object", "properties": {}}
 
@@ -118,7 +114,6 @@ class _ToolServer:
         if request_context is not None and request_context_factory is not None:
             raise ConfigurationError("give `request_context` or `request_context_factory`, not both")
         self.tools = by_id
-        self.runnable = {tool_id: _with_mcp_context(tool) for tool_id, tool in by_id.items()}
         self.request_context = request_context
         self.request_context_factory = request_context_factory
         self.settings = settings or ExecutionSettings()
@@ -166,11 +161,7 @@ class _ToolServer:
         mcp = McpContext(ctx, rounds)
         call = ToolCall(tool_call_id=f"mcp_{uuid.uuid4().hex}", tool_name=tool.id, input=params.arguments or {})
         signal = AbortSignal()
-        token = _CURRENT.set(mcp)
-        try:
-            run = asyncio.ensure_future(self._limited_run(tool, call, mcp, signal))
-        finally:
-            _CURRENT.reset(token)
+        run = asyncio.ensure_future(self._limited_run(tool, call, mcp, signal))
         try:
             result = await asyncio.shield(run)
         except InputRequired:
@@ -204,9 +195,8 @@ class _ToolServer:
             refused = await _approve(tool, call, mcp)
             if refused is not None:
                 return refused
-        runnable = self.runnable[tool.id]
         outcome = await execute_tool(
-            runnable, call, request_context=request_context, abort=signal, settings=self.settings
+            tool, call, request_context=request_context, abort=signal, settings=self.settings, mcp=mcp
         )
         for round_number in range(1, _MAX_RESUMES + 1):
             if not isinstance(outcome, Suspension):
@@ -215,7 +205,7 @@ class _ToolServer:
             if isinstance(answer, ToolResult):
                 return answer
             outcome = await resume_tool(
-                runnable, outcome, answer, request_context=request_context, abort=signal, settings=self.settings
+                tool, outcome, answer, request_context=request_context, abort=signal, settings=self.settings, mcp=mcp
             )
         return _refusal(call, f"Tool {tool.id!r} suspended more than {_MAX_RESUMES} times in one call; it was stopped.")
 
@@ -243,36 +233,6 @@ class _Unlimited:
 
 
 _UNLIMITED = _Unlimited()
-
-
-def _with_mcp_context(tool: Tool) -> Tool:
-    """A copy of the tool whose `execute` finds the call's `McpContext` on `context.mcp`.
-
-    The runtime builds the context itself; the contextvar carries the MCP side into the
-    task (async tools) or the worker thread (sync tools) that runs `execute`.
-    """
-    execute = tool.execute
-    assert execute is not None
-    takes_context = count_positional(execute)[1] >= 2
-
-    def arguments(value: Any, context: Any) -> tuple[Any, ...]:
-        context.mcp = _CURRENT.get()
-        return (value, context) if takes_context else (value,)
-
-    run: Callable[..., Any]
-    if inspect.iscoroutinefunction(execute) or inspect.iscoroutinefunction(getattr(execute, "__call__", None)):  # noqa: B004
-
-        async def run_async(value: Any, context: Any) -> Any:
-            return await execute(*arguments(value, context))
-
-        run = run_async
-    else:
-
-        def run_sync(value: Any, context: Any) -> Any:
-            return execute(*arguments(value, context))
-
-        run = run_sync
-    return dataclasses.replace(tool, execute=run, _wire_cache={})
 
 
 async def _approve(tool: Tool, call: ToolCall, mcp: McpContext) -> ToolResult | None:
