@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -31,6 +32,9 @@ def run_matrix(
 
 def run_command(args: argparse.Namespace) -> int:
     """Entry point of `toolwire conformance`; 1 when anything failed."""
+    # google-genai logs a notice whenever function declarations sit beside a built-in tool
+    # (server_tool does that on purpose); it is not a finding of the suite.
+    logging.getLogger("google_genai.models").setLevel(logging.ERROR)
     apis = args.api or [a for a in list_adapters() if a in ("openai-chat", "openai-responses", "anthropic", "gemini")]
     chosen = [scenario(name) for name in args.scenario] if args.scenario else list(SCENARIOS)
     total = len(apis) * len(chosen)
