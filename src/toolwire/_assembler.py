@@ -121,6 +121,11 @@ class StreamAssembler:
         """Append the events `delta` causes to `out`."""
         self._handlers[type(delta)](delta, out)
 
+    @property
+    def handlers(self) -> Mapping[type[Any], Any]:
+        """Delta type -> handler(delta, out): what `feed` dispatches to, for loops that inline it."""
+        return self._handlers
+
     def error(self, message: str, out: list[Event]) -> None:
         """Report a decoding problem found outside the adapter (bad bytes, bad JSON)."""
         self._ensure_started(out)

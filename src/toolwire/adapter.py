@@ -240,14 +240,14 @@ class Adapter(ABC):
         assembler, hooks, decoder = self._start(tools, partial, messages, abort_signal)
         out: list[Event] = []
         decode = decoder.feed
-        push = assembler.feed
+        handlers = assembler.handlers
         for frame in iter_frames(source, self._converter()):  # `_decode`, inlined: the hottest loop
             if type(frame) is FrameError:
                 assembler.error(self._frame_error_text(frame), out)
             else:
                 try:
                     for delta in decode(frame):
-                        push(delta, out)
+                        handlers[type(delta)](delta, out)
                 except _DECODE_ERRORS as exc:
                     assembler.error(self._frame_problem(frame, exc), out)
             if out:
