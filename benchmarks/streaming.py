@@ -176,6 +176,21 @@ def langchain(deltas: list[str]) -> Callable[[], Any] | None:
     return run
 
 
+def _cases(body: bytes, deltas: list[str], *, with_langchain: bool) -> dict[str, Callable[[], Any]]:
+    """Builders, so each case gets a heap without the others' leftovers: 78k live SDK objects make
+    every full GC pass of a later case slower, which would show up as false superlinearity."""
+    cases: dict[str, Callable[[], Any]] = {
+        "toolwire raw SSE, partial=False": lambda: toolwire_raw(body, False),
+        "toolwire raw SSE, partial=True (read every delta)": lambda: toolwire_raw(body, True),
+        "toolwire from SDK event objects": lambda: toolwire_objects(sdk_events(body)),
+        "anthropic SDK: decode SSE into its events": lambda: sdk_decode(body),
+        "pydantic-ai parts manager (no partial values)": lambda: pydantic_ai(deltas),
+    }
+    if with_langchain:  # quadratic: minutes at 100 KB, hours at 1 MB
+        cases["langchain AIMessageChunk + loop"] = lambda: langchain(deltas)
+    return cases
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--langchain", action="store_true", help="include LangChain (quadratic: minutes at 100 KB)")
@@ -188,19 +203,13 @@ def main() -> None:
         deltas = split(make_arguments(size))
         counts[size] = len(deltas)
         body = anthropic_sse(deltas)
-        objects = sdk_events(body)
-        cases: dict[str, Callable[[], Any] | None] = {
-            "toolwire raw SSE, partial=False": toolwire_raw(body, False),
-            "toolwire raw SSE, partial=True (read every delta)": toolwire_raw(body, True),
-            "toolwire from SDK event objects": toolwire_objects(objects),
-            "anthropic SDK: decode SSE into its events": sdk_decode(body),
-            "pydantic-ai parts manager (no partial values)": pydantic_ai(deltas),
-        }
-        if args.langchain and size <= 100_000:  # quadratic: minutes at 100 KB, hours at 1 MB
-            cases["langchain AIMessageChunk + loop"] = langchain(deltas)
-        for name, function in cases.items():
+        cases = _cases(body, deltas, with_langchain=args.langchain and size <= 100_000)
+        for name, build in cases.items():
+            function = build()
             if function is not None:
                 rows.setdefault(name, {})[size] = timed(function, repeat=5 if size <= 100_000 else 3)
+            del function
+            gc.collect()
     print(f"{'case':52} " + " ".join(f"{s // 1000:>7} KB  us/delta" for s in sizes) + "   1MB/100KB")
     for name, values in rows.items():
         cells = []
