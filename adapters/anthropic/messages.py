@@ -85,7 +85,7 @@ class AnthropicAdapter(Adapter):
             ConfigurationError: a result whose output is not a model-output form.
         """
         degradations: list[Degradation] = []
-        message = tool_results_message(results, partial(self._degrade_once, degradations))
+        message = tool_results_message(results, partial(self.degrade, degradations))
         report(degradations)
         return [] if message is None else [message]
 
@@ -98,7 +98,7 @@ class AnthropicAdapter(Adapter):
         if options:
             raise ConfigurationError(f"{self.api} encode_messages takes no options, got {sorted(options)}")
         degradations: list[Degradation] = []
-        fields = encode_history(messages, partial(self._degrade_once, degradations))
+        fields = encode_history(messages, partial(self.degrade, degradations))
         report(degradations)
         return fields
 
@@ -155,8 +155,3 @@ class AnthropicAdapter(Adapter):
 
         factory = anthropic.AsyncAnthropic if asynchronous else anthropic.Anthropic
         return factory(api_key=api_key, http_client=http_client, base_url=base_url, max_retries=0)
-
-    def _degrade_once(self, degradations: list[Degradation], feature: str, action: str, tool_id: str | None) -> None:
-        """Record a degradation unless the same one is already recorded (a long history repeats them)."""
-        if not any(d.feature == feature and d.action == action and d.tool_id == tool_id for d in degradations):
-            self.degrade(degradations, feature, action, tool_id)

@@ -299,12 +299,8 @@ class GeminiAdapter(Adapter):
         return encoded
 
     def _noter(self, degradations: list[Degradation]) -> Note:
-        seen: set[tuple[str, str, str | None]] = set()
-
         def note(feature: str, action: str, tool_id: str | None = None) -> None:
-            if (feature, action, tool_id) not in seen:
-                seen.add((feature, action, tool_id))
-                self.degrade(degradations, feature, action, tool_id)
+            self.degrade(degradations, feature, action, tool_id)
 
         return note
 

@@ -202,8 +202,10 @@ class Adapter(ABC):
         """The request fragment: the tool entries plus tool choice and parallelism fields."""
 
     def degrade(self, degradations: list[Degradation], feature: str, action: str, tool_id: str | None = None) -> None:
-        """Record one degradation of this api."""
-        degradations.append(Degradation(api=self.api, feature=feature, action=action, tool_id=tool_id))
+        """Record one degradation of this api, once (a long history would repeat the same one)."""
+        degradation = Degradation(api=self.api, feature=feature, action=action, tool_id=tool_id)
+        if degradation not in degradations:
+            degradations.append(degradation)
 
     def name_map(self, tools: Sequence[Tool] | Mapping[str, Tool] | None) -> NameMap:
         """The name table for decoding calls to these tools."""

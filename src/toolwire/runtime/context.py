@@ -52,7 +52,9 @@ class Observe:
         if self._tracer is not None:
             from opentelemetry import trace
 
-            trace.get_current_span().add_event(message, attributes=_otel_attributes(fields))
+            span = trace.get_current_span()
+            if span.is_recording():  # a late log (e.g. remote progress) must not touch an ended span
+                span.add_event(message, attributes=_otel_attributes(fields))
 
 
 @functools.lru_cache(maxsize=1)
