@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any, ClassVar
 
+from toolwire._extras import optional_imports
 from toolwire.adapter import Adapter, EncodedTools, EncodeOptions
 from toolwire.capabilities import Capabilities
 from toolwire.compat import Degradation, report
@@ -151,7 +152,8 @@ class AnthropicAdapter(Adapter):
         self, *, api_key: str, asynchronous: bool = False, http_client: Any = None, base_url: str | None = None
     ) -> Any:
         """An `anthropic.Anthropic` (or `AsyncAnthropic`) client without retries."""
-        import anthropic
+        with optional_imports("the anthropic adapter's SDK client"):
+            import anthropic
 
         factory = anthropic.AsyncAnthropic if asynchronous else anthropic.Anthropic
         return factory(api_key=api_key, http_client=http_client, base_url=base_url, max_retries=0)

@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from toolwire._encoding import description_with_examples
+from toolwire._extras import optional_imports
 from toolwire.adapter import Adapter, EncodedTools, EncodeOptions
 from toolwire.capabilities import Capabilities
 from toolwire.compat import Degradation, report
@@ -245,8 +246,9 @@ class GeminiAdapter(Adapter):
         The same client serves both modes (`client.aio` is its async side); keep a reference
         while streaming: the client closes its HTTP client when collected.
         """
-        from google import genai
-        from google.genai import types
+        with optional_imports("the gemini adapter's SDK client"):
+            from google import genai
+            from google.genai import types
 
         options: dict[str, Any] = {"api_version": "v1beta", "retry_options": types.HttpRetryOptions(attempts=1)}
         if base_url is not None:

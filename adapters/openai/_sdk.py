@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolwire._extras import optional_imports
+
 
 def openai_client(*, api_key: str, asynchronous: bool, http_client: Any, base_url: str | None) -> Any:
     """An `openai.OpenAI` (or `AsyncOpenAI`) client without retries, so a mismatch surfaces at once."""
-    import openai
+    with optional_imports("the OpenAI adapters' SDK client"):
+        import openai
 
     factory = openai.AsyncOpenAI if asynchronous else openai.OpenAI
     return factory(api_key=api_key, http_client=http_client, base_url=base_url, max_retries=0)

@@ -17,6 +17,7 @@ from .events import Event, FinishReason, Usage
 from .exceptions import (
     AdapterNotFound,
     ConfigurationError,
+    MissingExtraError,
     ProtocolError,
     SchemaError,
     StreamProtocolError,
@@ -89,6 +90,7 @@ __all__ = [
     "ExecutionSettings",
     "FinishReason",
     "McpProperties",
+    "MissingExtraError",
     "Message",
     "ProtocolError",
     "ReasoningPart",

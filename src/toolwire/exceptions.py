@@ -6,7 +6,8 @@ ToolwireError
 │   ├── ToolDefinitionError       a tool that cannot be built (names the tool and the field)
 │   ├── ToolNameCollisionError    two tool ids that map to one provider name
 │   ├── AdapterNotFound           unknown api name (lists the known ones)
-│   └── SchemaError               a schema toolwire cannot compile or transform
+│   ├── SchemaError               a schema toolwire cannot compile or transform
+│   └── MissingExtraError         an optional dependency is not installed (names the extra)
 ├── ToolInputError                model-supplied input that is not JSON or fails the schema
 ├── ToolError                     raised by a tool: its message (or model output) is sent as it is
 └── ProtocolError                 provider bytes that break the wire contract
@@ -63,6 +64,16 @@ class AdapterNotFound(ConfigurationError, LookupError):
 
 class SchemaError(ConfigurationError, ValueError):
     """A schema cannot be compiled or transformed for a provider."""
+
+
+class MissingExtraError(ConfigurationError, ModuleNotFoundError):
+    """A feature needs an optional dependency that is not installed; the message says which extra brings it."""
+
+    def __init__(self, feature: str, package: str, extra: str, module: str) -> None:
+        self.feature = feature
+        self.package = package
+        self.extra = extra
+        super().__init__(f"{feature} needs {package}: pip install 'toolwire[{extra}]'", name=module)
 
 
 class ToolInputError(ToolwireError, ValueError):

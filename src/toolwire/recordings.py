@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import urlparse
 
+from ._extras import optional_imports
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RecordedExchange:
@@ -98,7 +100,8 @@ def _starts_response(line: bytes) -> bool:
 
 
 def _yaml_loader() -> Any:
-    import yaml
+    with optional_imports("reading vcrpy cassettes"):
+        import yaml
 
     class Loader(yaml.SafeLoader):
         """Safe loading plus the non-standard `!binary` tag some cassette writers use."""
@@ -111,7 +114,8 @@ def _yaml_loader() -> Any:
 
 
 def _read_cassette(data: bytes) -> list[RecordedExchange]:
-    import yaml
+    with optional_imports("reading vcrpy cassettes"):
+        import yaml
 
     document = yaml.load(data, Loader=_yaml_loader())
     interactions = document.get("interactions", []) if isinstance(document, Mapping) else []

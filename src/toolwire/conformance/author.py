@@ -17,7 +17,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import httpx2
+from toolwire._extras import optional_imports
+
+with optional_imports("authoring cassettes", "conformance"):
+    import httpx2
 
 from toolwire.conformance.cassette import cassette_path, events_path, load_cassette, save_cassette
 from toolwire.conformance.runner import _run_agent, split_steps, write_expected_events

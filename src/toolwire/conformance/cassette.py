@@ -15,9 +15,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import vcr
-import vcr.request
-import yaml
+from toolwire._extras import optional_imports
+
+with optional_imports("the conformance suite", "conformance"):
+    import vcr
+    import vcr.request
+    import yaml
 
 SECRET_HEADERS = (
     "authorization",

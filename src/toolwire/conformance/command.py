@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import sys
@@ -11,7 +12,7 @@ from typing import Any
 
 from toolwire.conformance.runner import ScenarioOutcome, run_scenario
 from toolwire.conformance.scenarios import SCENARIOS, Scenario, scenario
-from toolwire.registry import list_adapters
+from toolwire.registry import get_adapter, list_adapters
 
 _MARK = {"pass": "pass", "degraded": "degraded", "fail": "FAIL", "n/a": "n/a"}
 
@@ -37,6 +38,7 @@ def run_command(args: argparse.Namespace) -> int:
     logging.getLogger("google_genai.models").setLevel(logging.ERROR)
     apis = args.api or [a for a in list_adapters() if a in ("openai-chat", "openai-responses", "anthropic", "gemini")]
     chosen = [scenario(name) for name in args.scenario] if args.scenario else list(SCENARIOS)
+    _require_sdks(apis)
     total = len(apis) * len(chosen)
     outcomes = _with_progress(apis, chosen, total, quiet=args.json)
     if args.json:
@@ -46,6 +48,17 @@ def run_command(args: argparse.Namespace) -> int:
         print(render_notes(outcomes))
         print(summary_line(outcomes))
     return 1 if any(o.status == "fail" for o in outcomes) else 0
+
+
+def _require_sdks(apis: Sequence[str]) -> None:
+    """Stop before the matrix when an adapter's SDK is missing, rather than failing every scenario.
+
+    Raises:
+        MissingExtraError: an adapter's SDK is not installed (the message names the extra).
+    """
+    for api in apis:
+        with contextlib.suppress(NotImplementedError):  # an adapter that builds no SDK client
+            get_adapter(api).sdk_client(api_key="not-used")
 
 
 def _with_progress(apis: list[str], chosen: list[Scenario], total: int, *, quiet: bool) -> list[ScenarioOutcome]:

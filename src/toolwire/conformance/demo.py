@@ -9,6 +9,7 @@ from typing import Any
 from toolwire.conformance.cassette import cassette_path, replay_vcr
 from toolwire.conformance.runner import _run_agent
 from toolwire.conformance.scenarios import DEFAULT_MODELS, scenario
+from toolwire.exceptions import MissingExtraError
 from toolwire.messages import (
     AssistantMessage,
     Message,
@@ -40,6 +41,8 @@ def run_demo(args: argparse.Namespace) -> int:
         try:
             with replay_vcr().use_cassette(str(path)):
                 _log, _events, summary = _run_agent(api, item, "sync")
+        except MissingExtraError:
+            raise  # the command says which extra to install (exit 2)
         except Exception as exc:  # the demo reports, it does not crash
             print(f"   failed: {type(exc).__name__}: {exc}")
             status = 1

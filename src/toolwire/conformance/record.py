@@ -15,7 +15,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import vcr
+from toolwire._extras import optional_imports
+
+with optional_imports("re-recording cassettes", "conformance"):
+    import vcr
 
 from toolwire.conformance.cassette import (
     MATCH_ON,

@@ -19,6 +19,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from toolwire._extras import optional_imports
+
 from ._from_mcp import McpCallOutput, StructuredDict, StructuredList, call_output
 from ._listing import META_INPUT_EXAMPLES, META_PROVIDER_OPTIONS, META_STRICT, listed_annotations, tool_listing
 from ._to_mcp import call_tool_result
@@ -76,14 +78,8 @@ def __getattr__(name: str) -> Any:
     module_name = _LAZY.get(name)
     if module_name is None:
         raise AttributeError(f"module 'toolwire.mcp' has no attribute {name!r}")
-    try:
+    with optional_imports(f"toolwire.mcp.{name}", "mcp"):
         module = importlib.import_module(module_name, __name__)
-    except ModuleNotFoundError as exc:
-        if exc.name is not None and exc.name.split(".")[0] in ("mcp", "mcp_types"):
-            raise ModuleNotFoundError(
-                f"toolwire.mcp.{name} needs the MCP SDK: pip install 'toolwire[mcp]'", name=exc.name
-            ) from exc
-        raise
     value = getattr(module, name)
     globals()[name] = value
     return value

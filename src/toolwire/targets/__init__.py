@@ -36,12 +36,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolwire._extras import optional_imports
 from toolwire.exceptions import ToolDefinitionError
 
-try:
+with optional_imports("toolwire.targets"):
     import httpx2  # noqa: F401 - fail here, with the fix, rather than deep inside a submodule
-except ImportError as exc:  # pragma: no cover - httpx2 is installed wherever tests run
-    raise ImportError("toolwire.targets needs httpx2: pip install 'toolwire[http]'") from exc
 
 from ._answer import Answer
 from ._bind import TargetBinding

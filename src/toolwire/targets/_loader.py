@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from toolwire._extras import optional_imports
 from toolwire.exceptions import ToolDefinitionError
 from toolwire.tools import Tool, create_tool
 
@@ -121,10 +122,8 @@ def _parse(text: str, format: Format, source: str) -> Any:
             raise TargetConfigError(f"{source}: not valid JSON ({exc})") from None
     if format != "yaml":
         raise TargetConfigError(f"unknown format {format!r}: use 'json' or 'yaml'")
-    try:
+    with optional_imports("reading YAML tool declarations"):
         import yaml
-    except ImportError:
-        raise TargetConfigError("reading YAML needs PyYAML: pip install 'toolwire[yaml]'") from None
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

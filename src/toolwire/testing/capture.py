@@ -11,7 +11,10 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import httpx2
+from toolwire._extras import optional_imports
+
+with optional_imports("toolwire.testing.capture", "conformance"):
+    import httpx2
 
 Responder = Callable[[httpx2.Request], httpx2.Response]
 
