@@ -1,0 +1,8 @@
+"""The documentation tests import their helpers (`fake_provider`, `markdown_examples`) from here."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
