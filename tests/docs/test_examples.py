@@ -7,6 +7,7 @@ no network are needed. See `markdown_examples` for the markers a page may use.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,7 @@ def _run(block: Block, namespace: dict[str, Any]) -> None:
 def test_the_examples_on_the_page_run_and_print_what_they_show(page: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Blocks run in order in one session; `#>` lines must equal what the block printed."""
     namespace = _session()
+    rewritten = False
     for block in python_blocks(page):
         if block.marker == "skip":
             continue
@@ -61,8 +63,29 @@ def test_the_examples_on_the_page_run_and_print_what_they_show(page: Path, capsy
         capsys.readouterr()
         _run(block, namespace)
         printed = capsys.readouterr().out
-        if block.expected_output is not None:
+        if block.expected_output is not None and printed != block.expected_output and UPDATE:
+            if not rewritten:  # later blocks' line numbers may have moved: one rewrite per run
+                _rewrite_output(block, printed)
+            rewritten = True
+        elif block.expected_output is not None:
             assert printed == block.expected_output, f"output of the example at {block.where}"
+    if rewritten:
+        pytest.fail(f"rewrote example output in {page.name}: run again until it passes")
+
+
+UPDATE = os.environ.get("TOOLWIRE_UPDATE_EXAMPLES") == "1"
+"""Set to 1 to write what the examples print into their `#>` lines instead of failing."""
+
+
+def _rewrite_output(block: Block, printed: str) -> None:
+    """Replace the block's `#>` lines (in place, at the first one) with what it printed."""
+    lines = block.path.read_text(encoding="utf-8").split("\n")
+    start, end = block.line, block.line + block.code.count("\n")
+    marked = [i for i in range(start, end) if lines[i].lstrip().startswith("#>")]
+    indent = lines[marked[0]][: len(lines[marked[0]]) - len(lines[marked[0]].lstrip())]
+    new = [f"{indent}#> {line}".rstrip() for line in printed.rstrip("\n").split("\n")]
+    lines[marked[0] : marked[-1] + 1] = [*new, *(lines[i] for i in range(marked[0], marked[-1] + 1) if i not in marked)]
+    block.path.write_text("\n".join(lines), encoding="utf-8")
 
 
 def test_markers_are_known_and_skips_give_a_reason() -> None:
