@@ -1,0 +1,97 @@
+"""The event vocabulary page, generated from real event objects.
+
+Model events come from the bundled cassettes' expected events (what toolwire produced on those
+responses; the conformance suite checks it still does). Runtime events come from a `Toolbox`
+run here. `tests/docs/test_reference_pages.py` checks `docs/reference/events.md` holds exactly
+this output (`TOOLWIRE_UPDATE_EXAMPLES=1` rewrites it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from toolwire import Toolbox, ToolCall, ToolContext, create_tool
+from toolwire.events import EVENT_CLASSES, Event, ToolInputDelta
+
+ROOT = Path(__file__).parents[2]
+SOURCES = ("anthropic", "openai-responses", "gemini", "openai-chat")
+"""Cassette folders to take examples from, in order of preference."""
+JSON_NAMES = {
+    "message_id": "messageId",
+    "tool_call_id": "toolCallId",
+    "tool_name": "toolName",
+    "input_text_delta": "inputTextDelta",
+    "error_text": "errorText",
+    "approval_id": "approvalId",
+    "finish_reason": "finishReason",
+    "provider_metadata": "providerMetadata",
+    "provider_executed": "providerExecuted",
+}
+
+
+def _from_cassettes() -> dict[str, dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
+    for api in SOURCES:
+        for path in sorted((ROOT / "cassettes" / api).glob("*.events.jsonl")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                event = {k: v for k, v in json.loads(line).items() if k != "step"}
+                found.setdefault(event["type"], event)
+    return found
+
+
+def _from_the_runtime() -> dict[str, dict[str, Any]]:
+    events: list[Event] = []
+
+    def book(args: dict[str, Any], context: ToolContext) -> str:
+        context.suspend({"question": f"Which time for {args['city']}?", "options": ["09:00", "14:00"]})
+
+    tools = [
+        create_tool(id="delete_file", description="Delete a file.", require_approval=True, execute=lambda args: "ok"),
+        create_tool(id="book_table", description="Book a table.", execute=book),
+    ]
+    toolbox = Toolbox(tools, on_event=events.append)
+    calls = [
+        ToolCall(tool_call_id="call_1", tool_name="delete_file", input={"path": "notes.txt"}),
+        ToolCall(tool_call_id="call_2", tool_name="book_table", input={"city": "Paris"}),
+    ]
+    asyncio.run(toolbox.run(calls))
+    toolbox.deny("approval_call_1", "not now")
+    asyncio.run(toolbox.run_decided())
+    return {event.type: event.to_dict() for event in events}
+
+
+def examples() -> dict[str, dict[str, Any]]:
+    """One JSON example per event type, in the order of `EVENT_CLASSES`."""
+    found = {**_from_the_runtime(), **_from_cassettes()}
+    return {kind: found[kind] for kind in EVENT_CLASSES if kind in found}
+
+
+def _fields(cls: type[Event]) -> str:
+    names = [JSON_NAMES.get(f.name, f.name) for f in fields(cls) if not f.name.startswith("_")]
+    names = [n for n in names if n != "validated_input"]
+    if cls is ToolInputDelta:
+        names.append("partialInput")
+    return ", ".join(f"`{n}`" for n in names) or "none"
+
+
+def render() -> str:
+    """The generated part of `docs/reference/events.md`."""
+    out: list[str] = []
+    for kind, example in examples().items():
+        cls = EVENT_CLASSES[kind]
+        summary = (cls.__doc__ or "").strip().splitlines()[0]
+        out += [
+            f"### `{kind}`",
+            "",
+            f"{summary} `toolwire.events.{cls.__name__}`; fields: {_fields(cls)}.",
+            "",
+            "```json",
+            json.dumps(example, ensure_ascii=False),
+            "```",
+            "",
+        ]
+    return "\n".join(out)
