@@ -40,6 +40,11 @@ def _session() -> dict[str, Any]:
     return {"__name__": "__docs_example__"}
 
 
+def _trimmed(text: str) -> str:
+    """Output as a `#>` line can show it: trailing spaces dropped."""
+    return "".join(line.rstrip() + "\n" for line in text.splitlines())
+
+
 def _run(block: Block, namespace: dict[str, Any]) -> None:
     # Blank lines first, so a traceback names the line of the Markdown file.
     code = compile("\n" * block.line + block.code, str(block.path), "exec")
@@ -62,7 +67,7 @@ def test_the_examples_on_the_page_run_and_print_what_they_show(page: Path, capsy
             namespace = _session()
         capsys.readouterr()
         _run(block, namespace)
-        printed = capsys.readouterr().out
+        printed = _trimmed(capsys.readouterr().out)
         if block.expected_output is not None and printed != block.expected_output and UPDATE:
             if not rewritten:  # later blocks' line numbers may have moved: one rewrite per run
                 _rewrite_output(block, printed)
