@@ -26,6 +26,14 @@ from toolwire.registry import get_adapter
 Mode = Literal["sync", "async"]
 Status = Literal["pass", "degraded", "fail", "n/a"]
 FAKE_KEY = "test-key-not-a-secret"
+RECORDED_BASE_URLS = {
+    "openai-chat": "https://api.openai.com/v1",
+    "openai-responses": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+    "gemini": "https://generativelanguage.googleapis.com/",
+}
+"""The hosts the bundled cassettes were written for: set explicitly, so the SDKs' own base-URL
+variables (`OPENAI_BASE_URL`, `ANTHROPIC_BASE_URL`, ...) in the environment cannot redirect a replay."""
 
 
 @dataclass(slots=True)
@@ -146,7 +154,10 @@ def _run_agent(
     adapter = get_adapter(api)
     log = ToolLog()
     client = adapter.sdk_client(
-        api_key=api_key, asynchronous=mode == "async", http_client=http_client, base_url=base_url
+        api_key=api_key,
+        asynchronous=mode == "async",
+        http_client=http_client,
+        base_url=base_url or RECORDED_BASE_URLS.get(api),
     )
     agent = build_agent(api, scenario, client, log)
     if mode == "sync":
