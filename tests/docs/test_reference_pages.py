@@ -25,6 +25,7 @@ UPDATE = os.environ.get("TOOLWIRE_UPDATE_EXAMPLES") == "1"
 PUBLIC_MODULES = (
     "toolwire",
     "toolwire.events",
+    "toolwire.deltas",
     "toolwire.runtime",
     "toolwire.codemode",
     "toolwire.targets",
