@@ -16,6 +16,8 @@ import pytest
 from fake_provider import fake_provider
 from markdown_examples import ROOT, Block, pages, python_blocks
 
+from toolwire.registry import registered_factories, unregister_adapter
+
 MARKERS = {"skip", "new-session"}
 PAGES = [page for page in pages() if python_blocks(page)]
 
@@ -27,13 +29,17 @@ def provider_environment() -> Iterator[dict[str, str]]:
 
 
 @pytest.fixture
-def offline(provider_environment: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def offline(provider_environment: dict[str, str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     """The SDKs talk to the fake; the example runs in an empty folder."""
     for name, value in provider_environment.items():
         monkeypatch.setenv(name, value)
     for name in ("GOOGLE_API_KEY", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "GOOGLE_GENAI_USE_VERTEXAI"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
+    registered = set(registered_factories())
+    yield
+    for api in set(registered_factories()) - registered:  # a page may register an adapter of its own
+        unregister_adapter(api)
 
 
 def _session() -> dict[str, Any]:
