@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from toolwire.codemode._child_confine import _AUDIT_ARCH, _BLOCKED, seccomp_program
+from toolwire.codemode._child_seccomp import AUDIT_ARCH, BLOCKED, BLOCKED_IOCTLS, IOCTL, seccomp_program
 from toolwire.codemode.local import isolation_from_layers
 from toolwire.codemode.runner import runner_source
 
@@ -14,9 +14,10 @@ ALLOW, EPERM, KILL = 0x7FFF0000, 0x00050001, 0x80000000
 I386 = 0x40000003
 
 
-def run_filter(program: bytes, nr: int, arch: int) -> int:
-    """Execute classic BPF over a `seccomp_data` {nr, arch}; only the opcodes the filter uses."""
-    data = struct.pack("<iI", nr, arch) + bytes(56)
+def run_filter(program: bytes, nr: int, arch: int, args: tuple[int, ...] = ()) -> int:
+    """Execute classic BPF over a `seccomp_data` {nr, arch, ip, args}; only the opcodes the filter uses."""
+    padded = (*args, *(0,) * (6 - len(args)))
+    data = struct.pack("<iIQ6Q", nr, arch, 0, *padded)
     instructions = [struct.unpack("HBBI", program[i : i + 8]) for i in range(0, len(program), 8)]
     accumulator, pc = 0, 0
     while True:
@@ -34,22 +35,22 @@ def run_filter(program: bytes, nr: int, arch: int) -> int:
         pc += 1
 
 
-@pytest.mark.parametrize("machine", sorted(_BLOCKED))
+@pytest.mark.parametrize("machine", sorted(BLOCKED))
 class TestSeccompFilter:
     def test_every_listed_syscall_fails_with_eperm(self, machine: str) -> None:
         """Sockets, process creation, exec, ptrace, kill, namespaces, mounts, io_uring, BPF..."""
         program = seccomp_program(machine)
         assert program is not None
-        for name, number in _BLOCKED[machine].items():
-            assert run_filter(program, number, _AUDIT_ARCH[machine]) == EPERM, name
+        for name, number in BLOCKED[machine].items():
+            assert run_filter(program, number, AUDIT_ARCH[machine]) == EPERM, name
 
     def test_ordinary_syscalls_are_allowed(self, machine: str) -> None:
         """read, write, mmap, openat, getrandom and friends keep working."""
         program = seccomp_program(machine)
         assert program is not None
-        blocked = set(_BLOCKED[machine].values())
+        blocked = set(BLOCKED[machine].values())
         allowed = [n for n in range(300) if n not in blocked]
-        assert {run_filter(program, n, _AUDIT_ARCH[machine]) for n in allowed} == {ALLOW}
+        assert {run_filter(program, n, AUDIT_ARCH[machine]) for n in allowed} == {ALLOW}
 
     def test_a_foreign_syscall_abi_kills_the_process(self, machine: str) -> None:
         """i386 numbers differ (socketcall!), so any other ABI is fatal rather than filtered."""
@@ -72,7 +73,51 @@ class TestSeccompFilter:
             "io_uring_setup",
             "bpf",
         }
-        assert essentials <= set(_BLOCKED[machine])
+        assert essentials <= set(BLOCKED[machine])
+
+    def test_metadata_memory_and_watch_syscalls_are_on_the_list(self, machine: str) -> None:
+        """What Landlock leaves open: chmod/chown/utime/xattrs, memfd and System V IPC, inotify/fanotify."""
+        essentials = {
+            "fchmod",
+            "fchmodat",
+            "fchmodat2",
+            "fchown",
+            "fchownat",
+            "utimensat",
+            "setxattr",
+            "lsetxattr",
+            "fsetxattr",
+            "removexattr",
+            "setxattrat",
+            "removexattrat",
+            "file_setattr",
+            "memfd_create",
+            "memfd_secret",
+            "shmget",
+            "msgget",
+            "semget",
+            "mq_open",
+            "inotify_init1",
+            "inotify_add_watch",
+            "fanotify_init",
+        }
+        assert essentials <= set(BLOCKED[machine])
+
+    def test_file_flag_ioctls_fail_with_eperm(self, machine: str) -> None:
+        """chattr-style ioctls (immutable, append-only, project ids) change metadata too."""
+        program = seccomp_program(machine)
+        assert program is not None
+        for name, command in BLOCKED_IOCTLS.items():
+            assert run_filter(program, IOCTL[machine], AUDIT_ARCH[machine], (3, command)) == EPERM, name
+            high_bits = (1 << 32) | command  # the kernel reads the command as 32 bits
+            assert run_filter(program, IOCTL[machine], AUDIT_ARCH[machine], (3, high_bits)) == EPERM, name
+
+    def test_other_ioctls_are_allowed(self, machine: str) -> None:
+        """TCGETS and FIONREAD, which Python itself uses, pass."""
+        program = seccomp_program(machine)
+        assert program is not None
+        for command in (0x5401, 0x541B):
+            assert run_filter(program, IOCTL[machine], AUDIT_ARCH[machine], (3, command)) == ALLOW
 
 
 class TestX32:
@@ -80,7 +125,7 @@ class TestX32:
         """On x86-64 the x32 ABI shares the arch value; its numbers (bit 30 set) are refused."""
         program = seccomp_program("x86_64")
         assert program is not None
-        assert run_filter(program, 0x40000000 + 41, _AUDIT_ARCH["x86_64"]) == EPERM
+        assert run_filter(program, 0x40000000 + 41, AUDIT_ARCH["x86_64"]) == EPERM
 
 
 def test_unknown_architectures_get_no_filter() -> None:
@@ -116,6 +161,16 @@ class TestIsolationFromLayers:
             "seccomp",
         )
         assert isolation.boundary == "a separate, locked-down Python process"
+
+    def test_landlock_without_seccomp_does_not_isolate_files(self) -> None:
+        """Landlock leaves chmod, chown, utime, xattrs and inotify on host files to the seccomp filter."""
+        isolation = isolation_from_layers({"landlock": 7, "namespaces": ["user", "network"]}, None, {})
+        assert (isolation.network, isolation.filesystem) == (True, False)
+
+    def test_identity_layers_are_named(self) -> None:
+        """The runner's uid, its empty capability sets and its parent-death signal appear in the layers."""
+        layers = {"uid": 65534, "capabilities_dropped": True, "parent_death_signal": True}
+        assert isolation_from_layers(layers, None, {}).layers == ("uid-65534", "no-capabilities", "parent-death-signal")
 
     def test_seccomp_alone_still_blocks_the_network(self) -> None:
         """No socket can be created, with or without a network namespace."""

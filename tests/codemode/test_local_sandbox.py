@@ -37,15 +37,24 @@ class TestSettings:
             LocalSandbox(python="/bin/true").isolation()
 
     def test_the_child_gets_the_configured_limits(self) -> None:
-        """CPU defaults to the run's timeout plus one second."""
+        """CPU defaults to the run's timeout plus one second; a root host's child becomes 65534."""
         sandbox = LocalSandbox(memory_bytes=1 << 28, max_open_files=32)
-        assert sandbox.confine_settings(Limits(timeout=9.5)) == {
+        expected: dict[str, Any] = {
             "memory_bytes": 1 << 28,
             "cpu_seconds": 10,
             "max_open_files": 32,
             "max_file_bytes": 16 << 20,
             "scratch_bytes": 64 << 20,
+            "parent_pid": os.getpid(),
         }
+        if os.geteuid() == 0:
+            expected["run_as"] = [65534, 65534]
+        assert sandbox.confine_settings(Limits(timeout=9.5)) == expected
+
+    def test_an_explicit_user_replaces_the_automatic_switch(self) -> None:
+        """With `user=`, the host starts the child as that user and asks for no switch of its own."""
+        settings = LocalSandbox(user="nobody").confine_settings(Limits())
+        assert "run_as" not in settings
 
     def test_only_this_interpreter_gets_the_runner_as_bytecode(self) -> None:
         """Bytecode is valid for one interpreter version only; any other gets the source."""

@@ -4,15 +4,16 @@ Standard library only: this module is shipped into a `python -I -S` child as sou
 each best effort and each reported back so the host can refuse a child weaker than promised:
 
 1. rlimits: address space, CPU seconds, open files, file size, no core dumps, no processes.
-2. namespaces (Linux): new user, mount, network, IPC, UTS and cgroup namespaces, so no
-   interface but a downed loopback exists; the scratch directory becomes a private,
-   size-limited tmpfs (gone with the process); then every capability is dropped.
-3. Landlock (Linux 5.13+): reads only beneath the interpreter's own files, reads and writes
+2. namespaces (Linux): new mount, network, IPC, UTS and cgroup namespaces, so no interface
+   but a downed loopback exists; the scratch directory becomes a private, size-limited tmpfs
+   (gone with the process). A root runner creates them as root and then becomes the
+   unprivileged `run_as` user; any other runner needs a user namespace (mapping its own ids).
+3. privileges (`_child_privileges`): no capability in any set, SIGKILL when the host dies.
+4. Landlock (Linux 5.13+): reads only beneath the interpreter's own files, reads and writes
    only beneath the scratch directory; TCP bind/connect denied (ABI 4+); no signals or
    abstract Unix sockets outside the sandbox (ABI 6+).
-4. seccomp (x86-64, AArch64): `socket`, process and thread creation, `execve`, `ptrace`,
-   `kill`, namespace, mount, io_uring, BPF and module syscalls fail with EPERM; any other
-   syscall ABI (x32, i386) kills the process.
+5. seccomp (x86-64, AArch64; `_child_seccomp`): sockets, processes, exec, ptrace, signals,
+   namespaces, mounts, metadata writes, memfd and System V IPC, inotify... fail with EPERM.
 """
 
 from __future__ import annotations
@@ -23,6 +24,17 @@ import resource
 import struct
 import sys
 
+from toolwire.codemode._child_privileges import (
+    become,
+    can_become,
+    clear_capabilities,
+    die_with_parent,
+    empty_bounding_set,
+    holds_no_capability,
+    open_import_path,
+)
+from toolwire.codemode._child_seccomp import seccomp_program
+
 # `typing` costs start-up time in the child; annotations are never evaluated there.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,45 +42,6 @@ if TYPE_CHECKING:
 
 _MIB = 1 << 20
 
-# Syscall numbers: x86-64 from asm/unistd_64.h, AArch64 from asm-generic/unistd.h.
-_BLOCKED: dict[str, dict[str, int]] = {
-    "x86_64": {
-        "socket": 41, "socketpair": 53, "connect": 42, "bind": 49, "clone": 56, "fork": 57, "vfork": 58,
-        "execve": 59, "execveat": 322, "clone3": 435, "ptrace": 101, "kill": 62, "tkill": 200, "tgkill": 234,
-        "rt_sigqueueinfo": 129, "rt_tgsigqueueinfo": 297, "pidfd_open": 434, "pidfd_send_signal": 424,
-        "pidfd_getfd": 438, "process_vm_readv": 310, "process_vm_writev": 311, "unshare": 272, "setns": 308,
-        "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "open_tree": 428, "move_mount": 429,
-        "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
-        "keyctl": 250, "add_key": 248, "request_key": 249, "bpf": 321, "perf_event_open": 298,
-        "userfaultfd": 323, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-        "setrlimit": 160, "prlimit64": 302, "init_module": 175, "finit_module": 313, "delete_module": 176,
-        "kexec_load": 246, "kexec_file_load": 320, "open_by_handle_at": 304, "name_to_handle_at": 303,
-        "personality": 135, "iopl": 172, "ioperm": 173, "swapon": 167, "swapoff": 168, "reboot": 169,
-        "acct": 163, "quotactl": 179, "syslog": 103, "uselib": 134, "kcmp": 312, "process_madvise": 440,
-        "process_mrelease": 448,
-    },
-    "aarch64": {
-        "socket": 198, "socketpair": 199, "connect": 203, "bind": 200, "clone": 220, "execve": 221,
-        "execveat": 281, "clone3": 435, "ptrace": 117, "kill": 129, "tkill": 130, "tgkill": 131,
-        "rt_sigqueueinfo": 138, "rt_tgsigqueueinfo": 240, "pidfd_open": 434, "pidfd_send_signal": 424,
-        "pidfd_getfd": 438, "process_vm_readv": 270, "process_vm_writev": 271, "unshare": 97, "setns": 268,
-        "mount": 40, "umount2": 39, "pivot_root": 41, "chroot": 51, "open_tree": 428, "move_mount": 429,
-        "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
-        "keyctl": 219, "add_key": 217, "request_key": 218, "bpf": 280, "perf_event_open": 241,
-        "userfaultfd": 282, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-        "setrlimit": 164, "prlimit64": 261, "init_module": 105, "finit_module": 273, "delete_module": 106,
-        "kexec_load": 104, "kexec_file_load": 294, "open_by_handle_at": 265, "name_to_handle_at": 264,
-        "personality": 92, "swapon": 224, "swapoff": 225, "reboot": 142, "acct": 89, "quotactl": 60,
-        "syslog": 116, "kcmp": 272, "process_madvise": 440, "process_mrelease": 448,
-    },
-}  # fmt: skip
-_AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
-_CAPSET = {"x86_64": 126, "aarch64": 91}
-_X32_BIT = 0x40000000
-
-_RET_KILL_PROCESS = 0x80000000
-_RET_ERRNO_EPERM = 0x00050000 | 1
-_RET_ALLOW = 0x7FFF0000
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP = 22
 _SECCOMP_MODE_FILTER = 2
@@ -89,17 +62,42 @@ def confine(settings: dict[str, Any], scratch: str) -> dict[str, Any]:
     libc = _libc()
     if libc is None:
         # Elsewhere (macOS) a same-user process can read another's environment through sysctl.
-        return {**layers, "landlock": 0, "seccomp": False, "host_environment_hidden": False}
-    namespaces = _unshare(libc)
+        return {**layers, "landlock": 0, "seccomp": False, "host_environment_hidden": False, "uid": os.getuid()}
+    run_as = _run_as(settings)
+    namespaces = _unshare(libc, user=run_as is None)
     layers["namespaces"] = namespaces
-    if "mount" in namespaces:
-        layers["tmpfs"] = _mount_scratch(libc, scratch, int(settings["scratch_bytes"]))
-    if namespaces:
-        _drop_capabilities(libc)
-    layers["landlock"] = _landlock(libc, scratch)
+    if "mount" in namespaces and _make_private(libc):
+        if run_as is not None:
+            open_import_path(libc, *run_as, keep=[scratch])
+        layers["tmpfs"] = _mount_scratch(libc, scratch, int(settings["scratch_bytes"]), run_as)
+    readable = _readable_paths()
+    empty_bounding_set(libc)
+    if run_as is not None and _can_become(*run_as):
+        become(*run_as)
+    clear_capabilities(libc)
+    layers["uid"] = os.getuid()
+    layers["capabilities_dropped"] = holds_no_capability(libc)
+    parent = settings.get("parent_pid")
+    layers["parent_death_signal"] = die_with_parent(libc, parent if type(parent) is int else None)
+    layers["landlock"] = _landlock(libc, scratch, readable)
     layers["seccomp"] = _seccomp(libc)
     layers["host_environment_hidden"] = _host_environment_hidden()
     return layers
+
+
+def _run_as(settings: dict[str, Any]) -> tuple[int, int] | None:
+    """The unprivileged ids a root runner is asked to become."""
+    ids = settings.get("run_as")
+    if os.geteuid() != 0 or not isinstance(ids, list) or len(ids) != 2:
+        return None
+    return int(ids[0]), int(ids[1])
+
+
+def _can_become(uid: int, gid: int) -> bool:
+    try:
+        return can_become(uid, gid)
+    except OSError:
+        return False
 
 
 def _host_environment_hidden() -> bool:
@@ -150,20 +148,21 @@ def _libc() -> Any:
         return None
 
 
+_ALL = _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWUTS | _CLONE_NEWCGROUP
 _NAMESPACE_ATTEMPTS = (
-    (
-        _CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWUTS | _CLONE_NEWCGROUP,
-        ["user", "mount", "network", "ipc", "uts", "cgroup"],
-    ),
+    (_CLONE_NEWUSER | _ALL, ["user", "mount", "network", "ipc", "uts", "cgroup"]),
     (_CLONE_NEWUSER | _CLONE_NEWNET, ["user", "network"]),
-    (_CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC, ["mount", "network", "ipc"]),
+    (_ALL, ["mount", "network", "ipc", "uts", "cgroup"]),
     (_CLONE_NEWNET, ["network"]),
 )
 
 
-def _unshare(libc: Any) -> list[str]:
+def _unshare(libc: Any, *, user: bool) -> list[str]:
+    """New namespaces; without `user` (a root runner about to switch ids) no user namespace is made."""
     uid, gid = os.getuid(), os.getgid()
     for flags, names in _NAMESPACE_ATTEMPTS:
+        if "user" in names and not user:
+            continue
         if libc.unshare(flags) == 0:
             if "user" in names and not _map_ids(uid, gid):
                 return [n for n in names if n != "mount"]
@@ -182,25 +181,20 @@ def _map_ids(uid: int, gid: int) -> bool:
     return True
 
 
-def _mount_scratch(libc: Any, scratch: str, size: int) -> bool:
-    """A private tmpfs over the scratch directory: size-limited, invisible to the host, gone at exit."""
+def _make_private(libc: Any) -> bool:
+    """Stop mount propagation, so nothing mounted here can reach the host's namespace."""
     libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
-    if libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
-        return False
-    options = f"size={size},mode=0700".encode()
+    return bool(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) == 0)
+
+
+def _mount_scratch(libc: Any, scratch: str, size: int, owner: tuple[int, int] | None) -> bool:
+    """A private tmpfs over the scratch directory: size-limited, invisible to the host, gone at exit."""
+    ownership = f",uid={owner[0]},gid={owner[1]}" if owner is not None else ""
+    options = f"size={size},mode=0700{ownership}".encode()
     if libc.mount(b"tmpfs", scratch.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, options) != 0:
         return False
     os.chdir(scratch)
     return True
-
-
-def _drop_capabilities(libc: Any) -> None:
-    number = _CAPSET.get(os.uname().machine)
-    if number is None:
-        return
-    header = struct.pack("Ii", 0x20080522, 0)
-    data = bytes(24)
-    libc.syscall(number, ctypes.c_char_p(header), ctypes.c_char_p(data))
 
 
 def _readable_paths() -> list[str]:
@@ -223,7 +217,7 @@ _NEVER_READABLE = frozenset(
 )
 
 
-def _landlock(libc: Any, scratch: str) -> int:
+def _landlock(libc: Any, scratch: str, readable: list[str]) -> int:
     syscall = libc.syscall
     syscall.restype = ctypes.c_long
     abi = int(syscall(_LANDLOCK_CREATE, None, ctypes.c_size_t(0), ctypes.c_uint32(1)))
@@ -243,7 +237,7 @@ def _landlock(libc: Any, scratch: str) -> int:
         return 0
     try:
         writable = _READ_FS | _WRITE_FS | ((1 << 13) if abi >= 2 else 0) | ((1 << 14) if abi >= 3 else 0)
-        rules = [(p, _READ_FS) for p in _readable_paths()] + [(scratch, writable)]
+        rules = [(p, _READ_FS) for p in readable] + [(scratch, writable)]
         for path, access in rules:
             if not _add_rule(syscall, ruleset, path, access):
                 return 0
@@ -267,27 +261,6 @@ def _add_rule(syscall: Any, ruleset: int, path: str, access: int) -> bool:
         return int(syscall(_LANDLOCK_ADD_RULE, ruleset, 1, ctypes.c_char_p(rule), ctypes.c_uint32(0))) == 0
     finally:
         os.close(fd)
-
-
-def seccomp_program(machine: str) -> bytes | None:
-    """The classic-BPF filter for `machine`, or None where the syscall table is unknown."""
-    blocked = _BLOCKED.get(machine)
-    if blocked is None:
-        return None
-    numbers = sorted(set(blocked.values()))
-    program = [
-        (0x20, 0, 0, 4),  # A = seccomp_data.arch
-        (0x15, 1, 0, _AUDIT_ARCH[machine]),  # native ABI: skip the kill
-        (0x06, 0, 0, _RET_KILL_PROCESS),
-        (0x20, 0, 0, 0),  # A = seccomp_data.nr
-    ]
-    deny_at = len(program) + len(numbers) + (1 if machine == "x86_64" else 0) + 1
-    if machine == "x86_64":
-        program.append((0x35, deny_at - len(program) - 1, 0, _X32_BIT))  # x32 ABI: deny
-    for number in numbers:
-        program.append((0x15, deny_at - len(program) - 1, 0, number))
-    program += [(0x06, 0, 0, _RET_ALLOW), (0x06, 0, 0, _RET_ERRNO_EPERM)]
-    return b"".join(struct.pack("HBBI", *instruction) for instruction in program)
 
 
 def _seccomp(libc: Any) -> bool:

@@ -3,17 +3,21 @@
 The child is `python -I -S` with an empty environment, stdin from /dev/null, a fresh empty
 scratch directory as its working directory, its own session (so one `killpg` stops it), and
 only the two protocol pipes inherited. It then confines itself before any model code runs
-(`_child_confine`: rlimits, namespaces with a private tmpfs scratch, Landlock, seccomp) and
-reports what took effect; a child weaker than the measured `Isolation` is refused.
+(`_child_confine`: rlimits, namespaces with a private tmpfs scratch, uid 65534 when the host
+is root, no capabilities, SIGKILL on the host's death, Landlock, seccomp) and reports what
+took effect; a child weaker than the measured `Isolation` is refused. A timer thread kills it
+at the deadline even when the host's event loop is blocked.
 
 What it does not protect against, even with every layer on: kernel vulnerabilities (the
 program shares the host kernel), CPU and memory-bandwidth side channels, reading the Python
 standard library and the shared libraries the interpreter uses (read-only, not secret on a
-normal system), and resource use within its limits (up to `memory_bytes` of memory and
-`scratch_bytes` of tmpfs, one CPU, for `timeout` seconds). Without Landlock (Linux < 5.13) it
-does not isolate the filesystem; without seccomp (other than x86-64 or AArch64 Linux) it does
-not stop process creation; on macOS and Windows only rlimits apply. For stronger isolation,
-run the runner in a container or microVM with `CommandTransport`.
+normal system), and resource use within its limits (up to `memory_bytes` of address space,
+`scratch_bytes` of tmpfs and up to 32 MiB of pipe buffers (1 MiB each), one CPU, for
+`timeout` seconds). Without Landlock (Linux < 5.13) it does not isolate the filesystem;
+without seccomp (other than x86-64 or AArch64 Linux) it does not stop process creation nor
+metadata writes; a host that is not root cannot give the child another uid (it keeps the
+host's, with no capabilities); on macOS and Windows only rlimits apply. For stronger
+isolation, run the runner in a container or microVM with `CommandTransport`.
 """
 
 from __future__ import annotations
@@ -26,13 +30,13 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import weakref
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from toolwire.exceptions import ConfigurationError
 
+from ._scratch import drop_scratch, make_scratch
 from .isolation import GUARANTEES, Guarantee, Isolation
 from .limits import Limits
 from .protocol import ProtocolViolation, Ready, parse_frame
@@ -154,9 +158,11 @@ class LocalSandbox(CodeModeSandbox):
     async def _spawn(self, settings: dict[str, Any], limits: Limits, promised: Isolation) -> ProcessChannel:
         from ._process import PipeWriter, ProcessChannel
 
-        scratch = tempfile.mkdtemp(prefix="toolwire-codemode-", dir=self.scratch_parent)
+        scratch = make_scratch(self.scratch_parent)
         if self.user is not None or self.group is not None:
             _give(scratch, self.user, self.group)
+        elif (run_as := settings.get("run_as")) is not None:
+            os.chown(scratch, run_as[0], run_as[1])
         from_child, to_host = os.pipe()
         from_host, to_child = os.pipe()
         try:
@@ -167,7 +173,7 @@ class LocalSandbox(CodeModeSandbox):
         except BaseException:
             for fd in (from_child, to_host, from_host, to_child):
                 os.close(fd)
-            os.rmdir(scratch)
+            drop_scratch(scratch)
             raise
         os.close(to_host)
         os.close(from_host)
@@ -182,9 +188,7 @@ class LocalSandbox(CodeModeSandbox):
             # Cancelled or failed after the child exists: it must not outlive this call.
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
-            from ._process import remove_tree
-
-            remove_tree(scratch)
+            drop_scratch(scratch)
             raise
         return ProcessChannel(
             process,
@@ -198,13 +202,14 @@ class LocalSandbox(CodeModeSandbox):
     def confine_settings(self, limits: Limits) -> dict[str, Any]:
         """What the child applies to itself before running the program."""
         cpu = self.cpu_seconds if self.cpu_seconds is not None else int(limits.timeout) + 1
-        return {
+        settings = {
             "memory_bytes": self.memory_bytes,
             "cpu_seconds": cpu,
             "max_open_files": self.max_open_files,
             "max_file_bytes": self.max_file_bytes,
             "scratch_bytes": self.scratch_bytes,
         }
+        return settings | _identity_settings(self.user, self.group)
 
     def _limits_for_instructions(self) -> dict[str, Any]:
         return {"memory_bytes": self.memory_bytes, "scratch_bytes": self.scratch_bytes}
@@ -237,10 +242,15 @@ def isolation_from_layers(layers: Any, python: str | None, limits: dict[str, Any
     names += ["tmpfs-scratch"] if layers.get("tmpfs") is True else []
     names += [f"landlock-abi-{landlock}"] if landlock > 0 else []
     names += ["seccomp"] if seccomp else []
+    uid = layers.get("uid")
+    names += [f"uid-{uid}"] if type(uid) is int else []
+    names += ["no-capabilities"] if layers.get("capabilities_dropped") is True else []
+    names += ["parent-death-signal"] if layers.get("parent_death_signal") is True else []
     complete = seccomp and landlock > 0 and "network" in namespaces
     return Isolation(
         network="network" in namespaces or seccomp,
-        filesystem=landlock > 0,
+        # Landlock leaves metadata (chmod, chown, utime, xattrs) and inotify to the seccomp filter.
+        filesystem=landlock > 0 and seccomp,
         processes=seccomp,
         environment=layers.get("host_environment_hidden") is True,
         boundary="a separate, locked-down Python process" if complete else "a separate Python process",
@@ -278,6 +288,18 @@ def _spawn_options(
     return options
 
 
+UNPRIVILEGED_ID = 65534
+"""The uid and gid (`nobody`/`nogroup` on most systems) a runner started by root switches to."""
+
+
+def _identity_settings(user: int | str | None, group: int | str | None) -> dict[str, Any]:
+    """Who the runner becomes, and the host pid whose death must kill it."""
+    settings: dict[str, Any] = {"parent_pid": os.getpid()}
+    if user is None and group is None and hasattr(os, "geteuid") and os.geteuid() == 0:
+        settings["run_as"] = [UNPRIVILEGED_ID, UNPRIVILEGED_ID]
+    return settings
+
+
 def _give(path: str, user: int | str | None, group: int | str | None) -> None:
     import grp
     import pwd
@@ -298,17 +320,17 @@ def _probe(python: str, user: int | str | None, group: int | str | None) -> tupl
     Raises:
         SandboxStartError: the child did not start or never said `ready`.
     """
-    from ._process import remove_tree
-
-    scratch = tempfile.mkdtemp(prefix="toolwire-codemode-probe-")
+    scratch = make_scratch()
     from_child, to_host = os.pipe()
     from_host, to_child = os.pipe()
     settings = {"memory_bytes": 512 * _MIB, "cpu_seconds": 10, "max_open_files": 64,
-                "max_file_bytes": _MIB, "scratch_bytes": _MIB}  # fmt: skip
+                "max_file_bytes": _MIB, "scratch_bytes": _MIB} | _identity_settings(user, group)  # fmt: skip
     line, errors = b"", b""
     try:
         if user is not None or group is not None:
             _give(scratch, user, group)
+        elif (run_as := settings.get("run_as")) is not None:
+            os.chown(scratch, run_as[0], run_as[1])
         command = runner_command(python, io=(from_host, to_host), confine=settings, probe=True)
         with subprocess.Popen(command, **_spawn_options(scratch, (from_host, to_host), user, group)) as process:
             for fd in (to_host, from_host):
@@ -324,7 +346,7 @@ def _probe(python: str, user: int | str | None, group: int | str | None) -> tupl
         for fd in (from_child, to_host, from_host, to_child):
             if fd >= 0:
                 os.close(fd)
-        remove_tree(scratch)
+        drop_scratch(scratch)
     try:
         frame = parse_frame(line)
     except ProtocolViolation:

@@ -18,7 +18,7 @@ import sys
 from importlib import resources
 from typing import Any, Literal
 
-_MODULES = ("_child_confine", "_child_program", "_child_main")
+_MODULES = ("_child_seccomp", "_child_privileges", "_child_confine", "_child_program", "_child_main")
 
 _PRELUDE = """\
 import sys, types
