@@ -154,6 +154,14 @@ class TestResults:
             line=1,
         )
 
+    async def test_a_result_nested_past_the_cap_is_refused_at_its_line(self, run: Runner) -> None:
+        """The host refuses values deeper than 100 levels; the runner says so first, clearly."""
+        code = "deep = 'leaf'\nfor _ in range(101):\n    deep = [deep]\nreturn deep"
+        result = await run(code)
+        assert result.error == CodeModeError(
+            name="ValueError", message="the result is nested deeper than 100 levels: return flatter data", line=4
+        )
+
     async def test_a_markdown_fence_around_the_program_is_ignored(self, run: Runner) -> None:
         """Models often fence their code; the fence lines become blank, so lines keep their numbers."""
         result = await run("```python\nx = 1\nraise ValueError(x)\n```")
@@ -204,6 +212,15 @@ class TestConcurrency:
         assert result.error.name == "TypeError"
         assert result.error.message.startswith("the input of external_echo() must be JSON: Object of type object")
         assert result.error.line == 2
+        assert result.calls == ()
+
+    async def test_an_input_nested_past_the_cap_fails_before_dispatch(self, run: Runner) -> None:
+        """The same cap applies to call inputs; the call never leaves the sandbox."""
+        code = "deep = {}\nfor _ in range(100):\n    deep = {'a': deep}\nawait external_echo(deep)"
+        result = await run(code, {"echo": _echo_tool()})
+        assert result.error == CodeModeError(
+            name="ValueError", message="the input of external_echo() is nested deeper than 100 levels", line=4
+        )
         assert result.calls == ()
 
 

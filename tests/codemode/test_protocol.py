@@ -19,6 +19,7 @@ from toolwire.codemode.protocol import (
     encode_error,
     encode_result,
     encode_start,
+    nesting,
     parse_frame,
 )
 
@@ -124,6 +125,28 @@ class TestViolations:
         with pytest.raises(ProtocolViolation, match=r"not JSON \(RecursionError\)"):
             parse_frame(deep)
 
+    @pytest.mark.parametrize("inner", [b'"\\ud800"', b"1", b"{}"], ids=["lone-surrogate", "number", "object"])
+    def test_nesting_past_the_cap_is_a_violation_before_anything_recurses(self, inner: bytes) -> None:
+        """900 levels decode, but nothing downstream (surrogate scrubbing, encoders) may recurse that deep."""
+        deep = b'{"jsonrpc": "2.0", "method": "done", "params": {"ok": true, "result": '
+        deep += b"[" * 900 + inner + b"]" * 900 + b"}}\n"
+        with pytest.raises(ProtocolViolation, match=r"^a value nested deeper than 100 levels$"):
+            parse_frame(deep)
+
+    def test_a_value_exactly_at_the_cap_is_accepted(self) -> None:
+        """100 levels of value inside the two-level envelope."""
+        value: object = "\ud800"
+        for _ in range(100):
+            value = [value]
+        frame = parse_frame(_frame("done", params={"ok": True, "result": value}))
+        assert isinstance(frame, Done)
+        assert nesting(frame.result) == 100
+
+    def test_brackets_inside_strings_do_not_count(self) -> None:
+        """The bracket count only decides whether to walk the value."""
+        text = "[" * 500
+        assert parse_frame(_frame("log", params={"stream": "stdout", "text": text})) == Log("stdout", text)
+
     def test_pickled_bytes_are_just_bad_json(self) -> None:
         """A pickle payload (CVE-2025-14931's vector) is never unpickled: it is not JSON."""
         payload = pickle.dumps({"ok": True})
@@ -189,7 +212,20 @@ JSON = st.recursive(
 )
 
 
+def _depth(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
 class TestFuzz:
+    @given(JSON)
+    def test_nesting_matches_a_recursive_definition(self, value: object) -> None:
+        """The iterative walk agrees with the obvious recursive one."""
+        assert nesting(value) == _depth(value)
+
     @given(st.binary(max_size=300))
     def test_arbitrary_bytes_are_a_frame_or_a_violation(self, line: bytes) -> None:
         """Nothing the child writes can raise anything else on the host."""

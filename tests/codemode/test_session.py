@@ -50,6 +50,7 @@ class FakeRunner(Channel):
         self.sent: list[dict[str, Any]] = []
         self.killed = False
         self.closed = False
+        self.deadline: float | None = None
         self._on_start = on_start
         self._on_reply = on_reply
         self._refuse = refuse
@@ -71,6 +72,9 @@ class FakeRunner(Channel):
 
     def kill(self) -> None:
         self.killed = True
+
+    def arm_deadline(self, seconds: float) -> None:
+        self.deadline = seconds
 
     async def close(self) -> str:
         self.closed = True
@@ -413,6 +417,94 @@ class TestBudgets:
         result, _ = await run_session(runner, dispatch=recorder)
         assert runner.replies[0]["error"]["data"] == {"name": "TypeError", "tool": "allowed"}
         assert result.calls == (CallRecord(tool="allowed", status="error"),)
+
+
+class TestFloods:
+    async def test_refusals_past_the_cap_stop_the_runner(self) -> None:
+        """1000 refused requests are answered, in order; the 1001st ends the run."""
+        recorder = Recorder()
+
+        def flood(runner: FakeRunner, _message: dict[str, Any]) -> None:
+            for call_id in range(1, 1101):
+                runner.emit(call(call_id, "admin"))
+
+        runner = FakeRunner(on_start=flood)
+        result, _ = await run_session(runner, dispatch=recorder)
+        assert result.error == CodeModeError(
+            name="ProtocolError",
+            message="the sandbox broke the protocol (more than 1000 refused requests in one run) and was stopped",
+        )
+        assert len(result.calls) == 1000
+        assert recorder.calls == []
+
+    async def test_refusals_are_answered_without_a_task_each(self) -> None:
+        """While the runner reads nothing, a flood adds at most one sending task, not one per reply."""
+        tasks_during: list[int] = []
+
+        def flood(runner: FakeRunner, _message: dict[str, Any]) -> None:
+            for call_id in range(1, 501):
+                runner.emit(call(call_id, "admin"))
+            runner.emit(frame("log", params={"stream": "stdout", "text": "end"}))
+
+        def count(runner: FakeRunner, message: dict[str, Any]) -> None:
+            if not tasks_during:
+                tasks_during.append(len(asyncio.all_tasks()))
+            if message["id"] == 500:
+                runner.emit(done(None))
+
+        before = len(asyncio.all_tasks())
+        runner = FakeRunner(on_start=flood, on_reply=count)
+        await run_session(runner)
+        assert tasks_during[0] - before <= 3  # the conversation, the abort wait, and one sender
+        assert [m["id"] for m in runner.replies] == list(range(1, 501))
+
+    async def test_lookups_past_their_cap_count_as_refusals(self) -> None:
+        """100 lookups are answered; the rest are refused and share the refusal cap."""
+
+        def flood(runner: FakeRunner, _message: dict[str, Any]) -> None:
+            for request_id in range(1, 1200):
+                runner.emit(frame("search", id=request_id, params={"query": "x"}))
+
+        runner = FakeRunner(on_start=flood)
+        signal = AbortSignal()
+        session = Session(
+            runner,
+            externals=[("external_allowed", "allowed")],
+            dispatch=Recorder(),
+            limits=Limits(timeout=5),
+            signal=signal,
+            answer=lambda _kind, _argument: [],
+        )
+        result = await session.run("pass", None)
+        assert result.error is not None
+        assert result.error.message == (
+            "the sandbox broke the protocol (more than 1000 refused requests in one run) and was stopped"
+        )
+        assert sum("error" in m for m in runner.replies) == 1000
+
+    async def test_the_channel_is_given_the_deadline(self) -> None:
+        """The runner's own timer (a hard timeout) is armed with the run's timeout."""
+        runner = FakeRunner(on_start=lambda r, _m: r.emit(done(1)))
+        await run_session(runner, limits=Limits(timeout=7.5))
+        assert runner.deadline == 7.5
+
+
+class TestResultSize:
+    async def test_a_done_over_max_result_bytes_is_refused_on_the_host(self) -> None:
+        """The runner's own check is a courtesy; the host measures the JSON itself."""
+        limits = Limits(timeout=5, max_result_bytes=100)
+        runner = FakeRunner(on_start=lambda r, _m: r.emit(done("é" * 60)))
+        result, _ = await run_session(runner, limits=limits)
+        assert result.error == CodeModeError(
+            name="ResultTooLarge", message="the result is 122 bytes of JSON; the limit is 100: return less data"
+        )
+
+    async def test_a_done_at_the_limit_is_kept(self) -> None:
+        """Exactly `max_result_bytes` is allowed."""
+        limits = Limits(timeout=5, max_result_bytes=100)
+        runner = FakeRunner(on_start=lambda r, _m: r.emit(done("x" * 98)))
+        result, _ = await run_session(runner, limits=limits)
+        assert result.result == "x" * 98
 
 
 class TestLookups:

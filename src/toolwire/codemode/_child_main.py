@@ -51,6 +51,7 @@ class Connection:
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._next_id = 0
         self.max_frame_bytes = 1 << 22
+        self.max_nesting = 100
         self.start: asyncio.Future[dict[str, Any]] = loop.create_future()
         os.set_blocking(read_fd, False)
         loop.add_reader(read_fd, self._readable)
@@ -73,6 +74,8 @@ class Connection:
             raise TypeError(f"the input of {function}() must be JSON{hint}: {exc}") from None
         self._next_id += 1
         call_id = self._next_id
+        if _too_deep(body, value, self.max_nesting):
+            raise ValueError(f"the input of {function}() is nested deeper than {self.max_nesting} levels")
         frame = f'{{"jsonrpc":"2.0","id":{call_id},"method":"call","params":{{"tool":{_dumps(tool)},"input":{body}}}}}'
         data = frame.encode("utf-8", "backslashreplace")
         if len(data) > self.max_frame_bytes:
@@ -185,6 +188,20 @@ class LogSink:
         self._connection.notify("log", {"stream": stream, "text": line})
 
 
+def _too_deep(text: str, value: Any, limit: int) -> bool:
+    """Whether `value` (encoded as `text`) nests lists and dicts deeper than `limit`, the host's cap."""
+    if text.count("[") + text.count("{") <= limit:
+        return False
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth >= limit:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
 def _has_coroutine(value: Any) -> bool:
     if inspect.iscoroutine(value):
         return True
@@ -291,6 +308,10 @@ def done_frame(outcome: dict[str, Any], limits: dict[str, Any], dropped: int) ->
         hint = " (did you forget `await`?)" if _has_coroutine(value) else ""
         message = f"the result must be JSON (dict, list, str, int, float, bool or None){hint}: {exc}"
         return _failed({"name": "TypeError", "message": message, "line": line}, dropped)
+    nesting = int(limits.get("max_nesting", 100))
+    if _too_deep(result, value, nesting):
+        message = f"the result is nested deeper than {nesting} levels: return flatter data"
+        return _failed({"name": "ValueError", "message": message, "line": line}, dropped)
     size = len(result.encode("utf-8", "backslashreplace"))
     if size > int(limits["max_result_bytes"]):
         message = f"the result is {size} bytes of JSON; the limit is {limits['max_result_bytes']}: return less data"
@@ -336,6 +357,7 @@ def main(argv: list[str]) -> None:
     limits = start["limits"]
     sink.max_line, sink.max_total = int(limits["max_log_line_chars"]), int(limits["max_log_chars"])
     connection.max_frame_bytes = int(limits["max_frame_bytes"])
+    connection.max_nesting = int(limits.get("max_nesting", 100))
     outcome = loop.run_until_complete(run_program(connection, start, sink))
     for console in consoles:
         console.flush_partial()

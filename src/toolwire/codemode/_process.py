@@ -1,8 +1,9 @@
 """A runner process seen from the host: frames in and out, a bounded stderr tail, and a sure kill.
 
 The runner is started in its own session, so one `killpg` reaches everything it could have
-started. The scratch directory is removed afterwards without following any symlink the
-program left in it.
+started. Its deadline is kept by a timer thread as well as by the event loop, so the runner
+dies on time even while the host's loop is blocked. The scratch directory is removed
+afterwards without following any symlink the program left in it.
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import signal
+import threading
 from typing import Any, Protocol
 
+from ._scratch import drop_scratch
 from .protocol import Ready
 from .transport import Channel, ReadyCheck
 
@@ -102,6 +104,9 @@ class ProcessChannel(Channel):
         self._stderr = bytearray()
         self._stderr_task = asyncio.ensure_future(self._drain_stderr()) if process.stderr is not None else None
         self._exit: str | None = None
+        self._watchdog: threading.Timer | None = None
+        self._reaping = threading.Lock()
+        self._reaped = False
 
     async def send(self, data: bytes) -> None:
         await self._writer.write(data)
@@ -112,10 +117,28 @@ class ProcessChannel(Channel):
     def check_ready(self, ready: Ready) -> str | None:
         return self._ready_check(ready) if self._ready_check is not None else None
 
+    def arm_deadline(self, seconds: float) -> None:
+        """SIGKILL the runner after `seconds` from a timer thread, whatever the event loop is doing."""
+        self._watchdog = threading.Timer(seconds, self._expire)
+        self._watchdog.daemon = True
+        self._watchdog.start()
+
+    def _expire(self) -> None:
+        with self._reaping:  # never signal a pid that may have been reaped and reused
+            if not self._reaped and self.process.returncode is None:
+                self._signal_group()
+
+    def _disarm(self) -> None:
+        with self._reaping:
+            self._reaped = True
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+
     async def close(self) -> str:
         if self._exit is not None:
             return self._exit
         self.kill()
+        self._disarm()
         returncode = await self.process.wait()
         if self._stderr_task is not None:
             with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError):
@@ -125,7 +148,7 @@ class ProcessChannel(Channel):
         for closer in self._closers:
             closer.close()
         if self._scratch is not None:
-            remove_tree(self._scratch)
+            drop_scratch(self._scratch)
         self._exit = describe_exit(returncode)
         return self._exit
 
@@ -136,18 +159,24 @@ class ProcessChannel(Channel):
     def abandon(self) -> None:
         """Kill the runner and delete its scratch directory without awaiting (for interpreter exit)."""
         self.kill()
+        self._disarm()
         if self._scratch is not None:
-            remove_tree(self._scratch)
+            drop_scratch(self._scratch)
 
     def kill(self) -> None:
         """SIGKILL the runner's process group now (synchronous, so it also runs from a cancelled task)."""
         if self.process.returncode is not None:
             return
+        with self._reaping:
+            if not self._reaped:
+                self._signal_group()
+
+    def _signal_group(self) -> None:
         try:
             os.killpg(self.process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
-            with contextlib.suppress(ProcessLookupError):
-                self.process.kill()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(self.process.pid, signal.SIGKILL)
 
     async def _drain_stderr(self) -> None:
         stream = self.process.stderr
@@ -166,18 +195,3 @@ def describe_exit(returncode: int) -> str:
         except ValueError:
             return f"killed by signal {-returncode}"
     return f"exit code {returncode}"
-
-
-def remove_tree(path: str) -> None:
-    """Delete a scratch directory the program may have made unreadable; symlinks are never followed."""
-    if os.path.islink(path) or not os.path.isdir(path):
-        return
-    with contextlib.suppress(OSError):
-        os.chmod(path, 0o700)
-    for root, directories, _ in os.walk(path):
-        for name in directories:
-            child = os.path.join(root, name)
-            if not os.path.islink(child):
-                with contextlib.suppress(OSError):
-                    os.chmod(child, 0o700)
-    shutil.rmtree(path, ignore_errors=True)

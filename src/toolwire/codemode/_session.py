@@ -5,11 +5,18 @@ frames are untrusted: the first `done` ends the run (later frames are never read
 tool outside the allow-list is refused, and a malformed, oversized or duplicate frame stops the
 runner. When the run ends for any reason the runner's process group is killed, in-flight tool
 calls are aborted and cancelled, and the logs received so far are kept.
+
+A runner that floods the pipe cannot stall the host: at most `max_calls` calls run, refusals
+(calls to other tools, calls past `max_calls`, lookups past `MAX_LOOKUPS`) are answered from
+one ordered outbox without a task each and end the run past `MAX_REFUSALS`, the reader yields
+to the event loop every few frames, and the channel's own timer kills the runner at the
+deadline even if the loop is blocked.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +36,7 @@ from .protocol import (
     encode_error,
     encode_result,
     encode_start,
+    json_size,
     parse_frame,
 )
 from .results import CallRecord, CallStatus, CodeModeError, CodeModeToolResult
@@ -54,6 +62,9 @@ Dispatch = Callable[[str, Any, int], Awaitable[CallOutcome]]
 Answer = Callable[[str, "tuple[str, ...] | str"], Any]
 """`answer(kind, argument)`: the JSON reply to a `describe` or `search` request."""
 MAX_LOOKUPS = 100
+MAX_REFUSALS = 1000
+"""Refused requests one run may make; one more is a protocol violation (a well-behaved program makes none)."""
+_FRAMES_PER_TURN = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +97,10 @@ class Session:
         self._signal = signal
         self._semaphore = asyncio.Semaphore(limits.max_concurrency)
         self._tasks: list[asyncio.Future[None]] = []
+        self._lookup_turn = asyncio.Lock()
+        self._outbox: collections.deque[bytes] = collections.deque()
+        self._sender: asyncio.Future[None] | None = None
+        self._refusals = 0
         self._records: list[CallRecord] = []
         self._seen_ids: set[int] = set()
         self._started = 0
@@ -104,12 +119,16 @@ class Session:
             loop.call_soon_threadsafe(_settle, aborted, reason)
 
         remove = abort.add_listener(on_abort) if abort is not None else None
+        deadline = loop.time() + self._limits.timeout
+        self._channel.arm_deadline(self._limits.timeout)
         conversation = asyncio.ensure_future(self._converse(code))
         waiting: set[asyncio.Future[Any]] = {conversation, aborted}
         try:
             finished, _ = await asyncio.wait(waiting, timeout=self._limits.timeout, return_when=asyncio.FIRST_COMPLETED)
             if conversation in finished:
                 end = conversation.result()
+                if end.kind == "exited" and loop.time() >= deadline:
+                    end = _End("timeout")  # the channel's own timer killed it while the loop was busy
             elif aborted in finished:
                 end = _End("aborted", reason=aborted.result())
             else:
@@ -125,6 +144,9 @@ class Session:
 
     async def _shutdown(self) -> str:
         self._closing = True
+        self._outbox.clear()
+        if self._sender is not None:
+            self._sender.cancel()
         for task in self._tasks:
             task.cancel()
         self._signal.abort("the code-mode run ended")
@@ -143,9 +165,13 @@ class Session:
             if refusal is not None:
                 return _End("refused", reason=refusal)
             await self._channel.send(encode_start(code, self._externals, self._limits.for_child()))
+            count = 0
             while (frame := await self._next_frame()) is not None:
+                count += 1
+                if count % _FRAMES_PER_TURN == 0:
+                    await asyncio.sleep(0)  # buffered frames are read without yielding otherwise
                 if isinstance(frame, Done):
-                    return _End("done", done=frame)
+                    return _End("done", done=self._within_limit(frame))
                 if isinstance(frame, Call):
                     self._on_call(frame)
                 elif isinstance(frame, Lookup):
@@ -178,16 +204,14 @@ class Session:
         self._seen_ids.add(call.id)
         index = len(self._records)
         if call.tool not in self._allowed:
-            self._records.append(CallRecord(tool=call.tool[:200], status="refused"))
             message = f"{call.tool[:200]!r} is not a tool this program may call"
-            self._reply_soon(encode_error(call.id, "NotAllowedError", message, call.tool[:200]))
+            self._refuse(encode_error(call.id, "NotAllowedError", message, call.tool[:200]))
+            self._records.append(CallRecord(tool=call.tool[:200], status="refused"))
             return
         if self._started >= self._limits.max_calls:
-            if len(self._records) > self._limits.max_calls + 1000:
-                raise ProtocolViolation(f"1000 more calls after the limit of {self._limits.max_calls}")
-            self._records.append(CallRecord(tool=call.tool, status="refused"))
             message = f"this program already made {self._limits.max_calls} calls, the limit for one run"
-            self._reply_soon(encode_error(call.id, "CallLimitError", message, call.tool))
+            self._refuse(encode_error(call.id, "CallLimitError", message, call.tool))
+            self._records.append(CallRecord(tool=call.tool, status="refused"))
             return
         self._started += 1
         self._records.append(CallRecord(tool=call.tool, status="cancelled"))
@@ -200,12 +224,47 @@ class Session:
         self._lookups += 1
         if self._answer is None or self._lookups > MAX_LOOKUPS:
             message = f"at most {MAX_LOOKUPS} catalog lookups per run" if self._answer else "no catalog here"
-            self._reply_soon(encode_error(lookup.id, "LookupError", message, f"{lookup.kind}_functions"))
+            self._refuse(encode_error(lookup.id, "LookupError", message, f"{lookup.kind}_functions"))
             return
-        self._reply_soon(encode_result(lookup.id, self._answer(lookup.kind, lookup.argument)))
+        self._tasks.append(asyncio.ensure_future(self._answer_lookup(lookup)))
 
-    def _reply_soon(self, frame: bytes) -> None:
-        self._tasks.append(asyncio.ensure_future(self._channel.send(frame)))
+    async def _answer_lookup(self, lookup: Lookup) -> None:
+        """Rendering stubs for a big catalog takes a while: off the event loop, one at a time, in order."""
+        assert self._answer is not None
+        async with self._lookup_turn:
+            try:
+                frame = encode_result(lookup.id, await asyncio.to_thread(self._answer, lookup.kind, lookup.argument))
+            except Exception:
+                logger.exception("code mode: answering a %s request failed", lookup.kind)
+                message = "the host failed to answer this request"
+                frame = encode_error(lookup.id, "LookupError", message, f"{lookup.kind}_functions")
+        self._reply(frame)
+
+    def _refuse(self, frame: bytes) -> None:
+        self._refusals += 1
+        if self._refusals > MAX_REFUSALS:
+            raise ProtocolViolation(f"more than {MAX_REFUSALS} refused requests in one run")
+        self._reply(frame)
+
+    def _reply(self, frame: bytes) -> None:
+        """Queue a reply; one sender writes them in order, however many wait (no task per reply)."""
+        if self._closing:
+            return
+        self._outbox.append(frame)
+        if self._sender is None or self._sender.done():
+            self._sender = asyncio.ensure_future(self._send_outbox())
+
+    async def _send_outbox(self) -> None:
+        while self._outbox:
+            await self._channel.send(self._outbox.popleft())
+
+    def _within_limit(self, done: Done) -> Done:
+        """The host's own check of `max_result_bytes` (the runner's is only a courtesy)."""
+        limit = self._limits.max_result_bytes
+        if not done.ok or (size := json_size(done.result)) <= limit:
+            return done
+        message = f"the result is {size} bytes of JSON; the limit is {limit}: return less data"
+        return Done(False, error_name="ResultTooLarge", error_message=message, logs_dropped=done.logs_dropped)
 
     async def _run_call(self, call: Call, index: int) -> None:
         async with self._semaphore:
@@ -226,7 +285,7 @@ class Session:
         if frame is None:
             frame = encode_error(call.id, outcome.error_name, outcome.error_message, call.tool)
         self._records[index] = CallRecord(tool=call.tool, status=status)
-        await self._channel.send(frame)
+        self._reply(frame)
 
     def _on_log(self, log: Log) -> None:
         text = log.text if log.stream == "stdout" else f"[stderr] {log.text}"

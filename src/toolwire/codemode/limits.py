@@ -7,6 +7,8 @@ from dataclasses import dataclass, fields
 
 from toolwire.exceptions import ConfigurationError
 
+from .protocol import MAX_NESTING
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Limits:
@@ -51,4 +53,5 @@ class Limits:
             "max_result_bytes": self.max_result_bytes,
             "max_frame_bytes": self.max_frame_bytes,
             "max_error_chars": self.max_error_chars,
+            "max_nesting": MAX_NESTING,
         }

@@ -15,9 +15,10 @@ response per call or lookup: `{"jsonrpc": "2.0", "id": n, "result": ...}` or
 `{"jsonrpc": "2.0", "id": n, "error": {"code": -32000, "message": ..., "data": {"name", "tool"}}}`.
 
 Only `json.loads` ever touches the child's bytes: nothing is unpickled, unmarshalled or
-evaluated. A line that is not UTF-8 JSON, not an object, nested too deep, uses NaN or
-Infinity, or has a known method with a malformed shape is a `ProtocolViolation` (the host
-kills the child). Frames with an unknown method, and responses (the host never asks the
+evaluated. A line that is not UTF-8 JSON, not an object, holds a value nested deeper than
+`MAX_NESTING` levels (so nothing downstream can run out of recursion), uses NaN or Infinity,
+or has a known method with a malformed shape is a `ProtocolViolation` (the host kills the
+child). Frames with an unknown method, and responses (the host never asks the
 child anything, so their ids are unknown), are ignored. Lone surrogates in strings become
 U+FFFD so nothing downstream fails to encode them.
 """
@@ -31,6 +32,9 @@ from dataclasses import dataclass
 from typing import Any, Literal, cast
 
 _MAX_ID = 2**53
+MAX_NESTING = 100
+"""Deepest value (a call's input, a result) a frame may carry; its envelope adds two levels."""
+_FRAME_NESTING = MAX_NESTING + 2
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 _encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 
@@ -138,9 +142,34 @@ def _load(line: bytes) -> dict[str, Any]:
         raise ProtocolViolation(f"a frame that is not JSON ({type(exc).__name__})") from None
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
         raise ProtocolViolation("a frame that is not a JSON-RPC 2.0 object")
+    # Fewer brackets than the limit cannot nest deeper than it: most frames skip the walk.
+    if line.count(b"[") + line.count(b"{") > _FRAME_NESTING and nesting(message) > _FRAME_NESTING:
+        raise ProtocolViolation(f"a value nested deeper than {MAX_NESTING} levels")
     if _SURROGATE_ESCAPE.search(line):
         message = cast(dict[str, Any], scrub_surrogates(message))
     return cast(dict[str, Any], message)
+
+
+def nesting(value: Any) -> int:
+    """How deep lists and objects go in a decoded JSON value (a scalar is 0), without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = cast(dict[str, Any], item).values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        stack.extend((child, depth + 1) for child in cast(Any, children))
+    return deepest
+
+
+def json_size(value: Any) -> int:
+    """UTF-8 bytes of `value` as compact JSON (as the runner measures its result)."""
+    return len(_encode(value).encode("utf-8", "surrogatepass"))
 
 
 def _reject_constant(name: str) -> Any:
@@ -242,5 +271,5 @@ def encode_error(call_id: int, name: str, message: str, tool: str) -> bytes:
 def _line(message: Mapping[str, Any]) -> bytes:
     try:
         return _encode(message).encode("utf-8", "surrogatepass") + b"\n"
-    except TypeError as exc:
+    except (TypeError, RecursionError) as exc:
         raise ValueError(str(exc)) from None

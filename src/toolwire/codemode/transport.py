@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
@@ -39,6 +38,9 @@ class Channel(ABC):
 
     def kill(self) -> None:  # noqa: B027 - optional: channels without a process have nothing to kill at once
         """Stop the runner immediately, without awaiting (safe from a cancelled task)."""
+
+    def arm_deadline(self, seconds: float) -> None:  # noqa: B027 - optional, like `kill`
+        """Kill the runner after `seconds` even if the event loop is blocked by then (a hard timeout)."""
 
     def diagnostics(self) -> str:
         """The runner's last stderr output, for an error message when it dies without a result."""
@@ -133,11 +135,12 @@ class CommandTransport(CodeModeTransport):
 
     async def open(self, sandbox: CodeModeSandbox | None, limits: Limits) -> Channel:
         from ._process import ProcessChannel, StdinWriter
+        from ._scratch import drop_scratch, make_scratch
         from .runner import default_confinement, runner_command
 
         confine = self.confine if isinstance(self.confine, dict) else default_confinement(limits.timeout)
         argv = [*self.command, *runner_command(self.python, io="stdio", confine=confine if self.confine else None)]
-        scratch = tempfile.mkdtemp(prefix="toolwire-codemode-")
+        scratch = make_scratch()
         try:
             process = await asyncio.create_subprocess_exec(
                 *argv,
@@ -150,7 +153,7 @@ class CommandTransport(CodeModeTransport):
                 limit=limits.max_frame_bytes + 1,
             )
         except BaseException:
-            os.rmdir(scratch)
+            drop_scratch(scratch)
             raise
         assert process.stdout is not None
         assert process.stdin is not None
