@@ -169,6 +169,27 @@ class TestObjects:
         assert _type(schema) == "dict[str, Any]"
 
 
+class TestOutputs:
+    def test_the_output_schema_types_the_return_value(self) -> None:
+        """Without `to_model_output` the program gets the output itself."""
+        stubs = _render({"type": "object"}, {"type": "object", "properties": {"n": {"type": "integer"}}})
+        assert "async def external_tool(input: dict[str, Any], /) -> ToolOutput:" in stubs
+
+    def test_a_to_model_output_makes_the_return_value_any(self) -> None:
+        """The program gets the model's view, which `to_model_output` may reshape away from the schema."""
+        tool = create_tool(
+            id="tool",
+            description="A tool.",
+            output_schema={"type": "object", "properties": {"n": {"type": "integer"}}},
+            execute=lambda _i: {"n": 1},
+            to_model_output=lambda raw: {"type": "text", "value": str(raw["n"])},
+        )
+        (external,) = build_externals(["tool"], code_mode_id="execute_python")
+        stubs = render_stubs([(external, tool)])
+        assert "async def external_tool(input: dict[str, Any], /) -> Any:" in stubs
+        assert "ToolOutput" not in stubs
+
+
 class TestReferences:
     def test_pydantic_models_keep_their_names(self) -> None:
         """`$defs` entries become TypedDicts named after the model."""

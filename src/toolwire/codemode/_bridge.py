@@ -3,22 +3,27 @@
 Each call goes through `toolwire.runtime.execute_tool` with the code-mode call's request
 context, messages and an abort signal that fires when the run ends, so input validation,
 hooks, request-context checks, output validation and tracing are the ones a direct call gets.
+
+The program gets what the model would get, never more: the model-facing output (after
+`to_model_output`), so whatever a tool keeps from the model (a target's `markdown` and
+`embedUrl`, fields a `to_model_output` drops) never reaches the program and, through its
+result, the model. Text comes back as `str`, JSON as its value, content as its list of parts.
+An approval callback decides on the validated input, which is then exactly what runs.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-import pydantic_core
-
 from toolwire.results import ToolCall, ToolResult, output_text
 from toolwire.runtime.abort import AbortSignal
 from toolwire.runtime.context import ToolContext
-from toolwire.runtime.execute import execute_tool
+from toolwire.runtime.execute import execute_tool, validate_input
 from toolwire.runtime.suspension import Suspension
 from toolwire.schema import SchemaValidationError
 from toolwire.tools import Tool
@@ -46,6 +51,10 @@ class Bridge:
         tool = self._tools[name]
         call = ToolCall(tool_call_id=f"{self._context.tool_call_id}:{sequence}", tool_name=tool.id, input=value)
         if tool.require_approval:
+            validated = validate_input(tool, call)
+            if isinstance(validated, ToolResult):
+                return _outcome(tool, validated)  # nobody is asked to approve a call that cannot run
+            call = dataclasses.replace(call, input=tool.input_schema.to_json(validated))
             refusal = await self._ask(call)
             if refusal is not None:
                 return refusal
@@ -85,12 +94,8 @@ def _outcome(tool: Tool, outcome: ToolResult | Suspension) -> CallOutcome:
         return CallOutcome(False, error_name="SuspensionNotSupported", error_message=message)
     if outcome.is_error:
         return CallOutcome(False, error_name=_error_name(outcome), error_message=output_text(outcome.output))
-    try:
-        value = pydantic_core.to_jsonable_python(outcome.raw)
-    except pydantic_core.PydanticSerializationError as exc:
-        message = f"tool {tool.id!r} returned a value that is not JSON: {exc}"
-        return CallOutcome(False, error_name="TypeError", error_message=message)
-    return CallOutcome(True, value)
+    # `text`, `json` and `content` outputs all carry the model's view in `value`.
+    return CallOutcome(True, outcome.output["value"])
 
 
 def _error_name(result: ToolResult) -> str:

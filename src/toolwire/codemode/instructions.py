@@ -46,7 +46,8 @@ def render_stubs(pairs: Sequence[tuple[External, Tool]]) -> str:
         schema = tool.input_schema.json_schema
         input_type = writer.type_of(schema, root=schema, owner=external.type_stem, name=external.type_stem + "Input")
         output_type = "Any"
-        if tool.output_schema is not None:
+        # The program gets the model's view; `to_model_output` may reshape it away from the schema.
+        if tool.output_schema is not None and tool.to_model_output is None:
             out = tool.output_schema.json_schema
             output_type = writer.type_of(out, root=out, owner=external.type_stem, name=external.type_stem + "Output")
         functions.extend(["", "", *_function(external, tool, input_type, output_type)])

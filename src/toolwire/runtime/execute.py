@@ -149,7 +149,7 @@ async def _run(tool: Tool, call: ToolCall, options: _Options, resumed: _Resume |
     checked_context = _check_request_context(tool, call, options.request_context)
     if isinstance(checked_context, ToolResult):
         return checked_context
-    validated = _validate_input(tool, call)
+    validated = validate_input(tool, call)
     if isinstance(validated, ToolResult):
         return validated
     # Each call gets its own signal, linked to the caller's: a timeout aborts this call, not its siblings.
@@ -251,7 +251,8 @@ def _check_request_context(tool: Tool, call: ToolCall, request_context: Any) -> 
         return _error(call, f"Tool {tool.id!r} cannot run: the request context is invalid: {exc}.", exc)
 
 
-def _validate_input(tool: Tool, call: ToolCall) -> Any:
+def validate_input(tool: Tool, call: ToolCall) -> Any:
+    """The call's input as `execute` would get it (JSON text parsed, nulls repaired), or the error result."""
     value = call.input
     if isinstance(value, str):
         try:
