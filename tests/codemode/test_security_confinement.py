@@ -133,9 +133,11 @@ def _inspector(seen: list[dict[str, str]]) -> Any:
 class TestPrivileges:
     """Read from the host while the program waits on a call: the kernel's view, not the child's claim."""
 
-    async def test_the_runner_holds_no_capability_at_all(self, run: Runner) -> None:
+    async def test_the_runner_holds_no_capability_at_all(self, run: Runner, sandbox: LocalSandbox) -> None:
         """Effective, permitted, inheritable, ambient and bounding sets are all empty."""
         linux_only()
+        if os.geteuid() != 0 and "no-capabilities" not in sandbox.isolation().layers:
+            pytest.skip("emptying the bounding set needs root or a user namespace, and this kernel gives neither")
         seen: list[dict[str, str]] = []
         await run("import os\nawait external_inspect({'pid': os.getpid()})", {"inspect": _inspector(seen)})
         caps = {k: v for k, v in seen[0].items() if k.startswith("Cap")}
