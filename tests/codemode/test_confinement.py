@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import stat
 import struct
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from toolwire.codemode._child_privileges import _allows, _blocker
 from toolwire.codemode._child_seccomp import AUDIT_ARCH, BLOCKED, BLOCKED_IOCTLS, IOCTL, seccomp_program
 from toolwire.codemode.local import isolation_from_layers
 from toolwire.codemode.runner import runner_source
@@ -205,3 +211,43 @@ class TestIsolationFromLayers:
 def test_the_runner_fits_in_one_command_line_argument(bytecode: bool) -> None:
     """Linux caps a single argument at 128 KiB; the runner travels in `-c`, as source or bytecode."""
     assert len(runner_source(bytecode=bytecode).encode()) < 120_000
+
+
+@pytest.fixture
+def open_dir() -> Iterator[Path]:
+    """A fresh directory every user may enter, as is every directory above it."""
+    with tempfile.TemporaryDirectory() as name:
+        path = Path(name)
+        path.chmod(0o755)
+        if _blocker(str(path / "x"), os.getuid() + 1, os.getgid() + 1) is not None:
+            pytest.skip(f"the temp directory {name} is not open to other users")
+        yield path
+
+
+class TestImportPathBlockers:
+    """Which directory a root runner must cover so that its unprivileged self can import the stdlib."""
+
+    def test_the_outermost_directory_the_user_cannot_enter_is_the_blocker(self, open_dir: Path) -> None:
+        """`/root`-style 0700 directory above a world-readable install."""
+        home = open_dir / "home"
+        lib = home / "python" / "lib"
+        lib.mkdir(parents=True)
+        home.chmod(0o700)
+        uid, gid = os.getuid() + 1, os.getgid() + 1  # anyone but the owner
+        assert _blocker(str(lib), uid, gid) == str(home)
+
+    def test_an_open_path_has_no_blocker(self, open_dir: Path) -> None:
+        """Every directory searchable by others: nothing to cover."""
+        lib = open_dir / "python" / "lib"
+        lib.mkdir(parents=True)
+        for directory in (open_dir / "python", lib):
+            directory.chmod(0o755)
+        assert _blocker(str(lib), os.getuid() + 1, os.getgid() + 1) is None
+
+    def test_permission_bits_are_read_as_owner_group_or_other(self, tmp_path: Path) -> None:
+        """The owner's bits for the owner, the group's for the group, the others' for everyone else."""
+        tmp_path.chmod(0o750)
+        uid, gid = os.stat(tmp_path).st_uid, os.stat(tmp_path).st_gid
+        assert _allows(str(tmp_path), uid, gid + 1, stat.S_IRUSR | stat.S_IXUSR)
+        assert _allows(str(tmp_path), uid + 1, gid, stat.S_IRUSR | stat.S_IXUSR)
+        assert not _allows(str(tmp_path), uid + 1, gid + 1, stat.S_IXUSR)

@@ -18,6 +18,7 @@ each best effort and each reported back so the host can refuse a child weaker th
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import resource
@@ -66,13 +67,17 @@ def confine(settings: dict[str, Any], scratch: str) -> dict[str, Any]:
     run_as = _run_as(settings)
     namespaces = _unshare(libc, user=run_as is None)
     layers["namespaces"] = namespaces
-    if "mount" in namespaces and _make_private(libc):
-        if run_as is not None:
-            open_import_path(libc, *run_as, keep=[scratch])
-        layers["tmpfs"] = _mount_scratch(libc, scratch, int(settings["scratch_bytes"]), run_as)
+    private = "mount" in namespaces and _make_private(libc)
+    if private and run_as is not None:
+        open_import_path(libc, *run_as, keep=[scratch])
+    switch = run_as is not None and _can_become(*run_as)
+    if private:
+        layers["tmpfs"] = _mount_scratch(libc, scratch, int(settings["scratch_bytes"]), run_as if switch else None)
+    elif run_as is not None and not switch:
+        _reclaim(scratch)
     readable = _readable_paths()
     empty_bounding_set(libc)
-    if run_as is not None and _can_become(*run_as):
+    if switch and run_as is not None:
         become(*run_as)
     clear_capabilities(libc)
     layers["uid"] = os.getuid()
@@ -91,6 +96,12 @@ def _run_as(settings: dict[str, Any]) -> tuple[int, int] | None:
     if os.geteuid() != 0 or not isinstance(ids, list) or len(ids) != 2:
         return None
     return int(ids[0]), int(ids[1])
+
+
+def _reclaim(scratch: str) -> None:
+    """The host gave the scratch to `run_as`; a runner that stays root (without capabilities) takes it back."""
+    with contextlib.suppress(OSError):
+        os.chown(scratch, os.getuid(), os.getgid())
 
 
 def _can_become(uid: int, gid: int) -> bool:
