@@ -145,13 +145,12 @@ class Session:
     async def _shutdown(self) -> str:
         self._closing = True
         self._outbox.clear()
-        if self._sender is not None:
-            self._sender.cancel()
-        for task in self._tasks:
+        pending = [*self._tasks, *([self._sender] if self._sender is not None else [])]
+        for task in pending:
             task.cancel()
         self._signal.abort("the code-mode run ended")
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
         return await self._channel.close()
 
     # -- the conversation --------------------------------------------------------------------
