@@ -32,6 +32,7 @@ _PR_SET_PDEATHSIG, _PR_CAPBSET_READ, _PR_CAPBSET_DROP = 1, 23, 24
 _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_IS_SET, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 1, 4
 _LAST_CAPABILITY = 63
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_BIND, _MS_REC = 1, 2, 4, 32, 4096, 16384
+_MNT_DETACH = 2
 
 
 def open_import_path(libc: Any, uid: int, gid: int, keep: list[str]) -> bool:
@@ -61,10 +62,10 @@ def _cover(libc: Any, blocker: str, under: list[str], read_only: set[str]) -> bo
             return False
         for path, fd in sources.items():
             os.makedirs(path, mode=0o755, exist_ok=True)
-            if libc.mount(f"/proc/self/fd/{fd}".encode(), path.encode(), None, _MS_BIND | _MS_REC, None) != 0:
-                return False
             flags = _MS_REMOUNT | _MS_BIND | _MS_NOSUID | _MS_NODEV | (_MS_RDONLY if path in read_only else 0)
-            if libc.mount(None, path.encode(), None, flags, None) != 0:
+            bound = libc.mount(f"/proc/self/fd/{fd}".encode(), path.encode(), None, _MS_BIND | _MS_REC, None) == 0
+            if not bound or libc.mount(None, path.encode(), None, flags, None) != 0:
+                libc.umount2(blocker.encode(), _MNT_DETACH)  # show the original directory again, whole
                 return False
     finally:
         for fd in sources.values():
