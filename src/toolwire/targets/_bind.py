@@ -28,7 +28,7 @@ from ._answer import Answer, read_reply, read_value
 from ._card import Card, CardRecord, display_card, is_sealed
 from ._context import ToolInvocation, invocation_of
 from ._egress import send
-from ._errors import CardError, TargetSpecError
+from ._errors import CardError, TargetError, TargetSpecError
 from ._host import TargetHost
 from ._redact import Redactor
 from ._request import prepare
@@ -72,6 +72,22 @@ class TargetBinding:
         self, spec: Spec, value: Any, context: ToolContext, request_context: Any, invocation: ToolInvocation
     ) -> Answer | Card:
         redactor = Redactor(v for v in self.host.env.values() if isinstance(v, str))
+        try:
+            return await self._answer(spec, value, context, request_context, invocation, redactor)
+        except TargetError as exc:
+            # Messages quote what the handler sent (keys, types, a redirect's origin): redact before anyone logs them.
+            exc.args = (redactor.text(str(exc)),)
+            raise
+
+    async def _answer(
+        self,
+        spec: Spec,
+        value: Any,
+        context: ToolContext,
+        request_context: Any,
+        invocation: ToolInvocation,
+        redactor: Redactor,
+    ) -> Answer | Card:
         if isinstance(spec, BuiltinSpec):
             result = await _call_builtin(spec, value, context)
             return read_value(result, self.host, redactor, source=f"builtin {spec.name!r}")

@@ -1,31 +1,264 @@
 """Redaction of the secrets one target call used: env values and the identity token.
 
-A secret can reappear encoded (percent-encoded in a URL, escaped in JSON), so each is
-registered with those spellings. Env values are removed from everything: errors, logs,
-traces, what the model reads and what the display shows. The identity token is removed from
-errors, logs, traces and the model's view; the display stream (the user's own UI) keeps it,
-since an `embedUrl` may carry it to the app's own page.
+A handler, or a library between it and us, can send a secret back spelled differently. So
+the text is also read decoded, one level at a time (up to `MAX_DECODINGS` levels, so a value
+encoded twice or three times is read too): percent-encoding in either hex case, `\\x`, `\\u`
+and short backslash escapes (JSON, Python), and HTML character references, in any mix. Each
+level is searched for every secret in any letter case (`+` also standing for a space), the
+whole value in hex, and its base64, standard or URL-safe, padded or not, also inside a longer
+base64 text such as a Basic `user:secret` credential (there the first and last characters
+also carry neighbouring bytes and stay). Hex and base64 are matched for secrets of at least
+`MIN_ENCODED_SECRET` characters: shorter runs of such text occur by chance. Whatever matched
+is replaced in the original text, widened to whole encoded characters.
+
+Env values are removed from everything: errors, logs, traces, what the model reads and what
+the display shows. The identity token is removed from errors, logs, traces and the model's
+view; the display stream (the user's own UI) keeps it, since an `embedUrl` may carry it to
+the app's own page.
 """
 
 from __future__ import annotations
 
-import json
+import base64
+import bisect
+import functools
 import re
-from collections.abc import Iterable, Mapping
-from typing import Any
-from urllib.parse import quote, quote_plus
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 REDACTED = "[redacted]"
+MIN_ENCODED_SECRET = 8
+MAX_DECODINGS = 3
+_ENCODED = re.compile(
+    # Starting with the character class lets the regex engine skip plain text quickly.
+    r"[%\\&](?:"
+    r"(?<=%)(?P<percent>[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*)"
+    r"|(?<=\\)(?:x(?P<byte>[0-9A-Fa-f]{2}(?:\\x[0-9A-Fa-f]{2})*)"
+    r"|u(?P<utf16>[0-9A-Fa-f]{4}(?:\\u[0-9A-Fa-f]{4})*)"
+    r"|(?P<short>[\"'\\/nrtbf]))"
+    r"|(?<=&)(?P<entity>#[0-9]{1,8}|#[xX][0-9A-Fa-f]{1,8}|amp|lt|gt|quot|apos);)"
+)
+_MARKERS = re.compile(r"[%\\&]")
+_NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
+_ENCODING_ALPHABET = frozenset("%\\&#;xu0123456789abcdef" + "amplgtquos")
+"""What encoded runs are written with: decoded, these may form the next level's runs."""
+_SHORT = {'"': '"', "'": "'", "\\": "\\", "/": "/", "n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f"}
 
 
-def _spellings(secret: str) -> set[str]:
-    return {
-        secret,
-        quote(secret, safe=""),
-        quote_plus(secret, safe=""),
-        json.dumps(secret)[1:-1],
-        json.dumps(secret, ensure_ascii=False)[1:-1],
-    }
+@dataclass(frozen=True, slots=True)
+class _Level:
+    """One decoding of the text: where each decoded character came from in the level below."""
+
+    text: str
+    starts: list[int]
+    """Decoded start of each decoded piece, ascending (for bisect)."""
+    pieces: list[tuple[int, int, int, int]]
+    """(decoded start, decoded end, source start, source end) of each decoded piece."""
+    below: _Level | None
+    may_decode: bool = True
+    """False when decoding made no `%`, `\\` or `&`: the next level would decode nothing new."""
+
+    def source_span(self, start: int, end: int) -> tuple[int, int]:
+        """The span of the original text that decoded into `[start, end)` of this level."""
+        span = (self._source(start, first=True), self._source(end - 1, first=False))
+        return self.below.source_span(*span) if self.below is not None else span
+
+    def _source(self, index: int, *, first: bool) -> int:
+        at = bisect.bisect_right(self.starts, index) - 1
+        if at < 0:
+            return index if first else index + 1
+        _, decoded_end, source_start, source_end = self.pieces[at]
+        if index < decoded_end:
+            return source_start if first else source_end
+        source = source_end + index - decoded_end
+        return source if first else source + 1
+
+
+def _decoded(level: _Level, alphabet: frozenset[str]) -> _Level | None:
+    """The next level, or None when nothing in `level` is encoded.
+
+    Only runs that decode to a character of `alphabet` (what the secrets' spellings and the
+    encodings themselves are made of) are decoded: a match cannot cover any other character,
+    and skipping them keeps JSON's many `\\"` cheap.
+    """
+    text = level.text
+    if not _MARKERS.search(text):
+        return None
+    out: list[str] = []
+    starts: list[int] = []
+    pieces: list[tuple[int, int, int, int]] = []
+    last = length = 0
+    new_runs = False
+    for match in _ENCODED.finditer(text):
+        run = match.group()
+        decoded, folded = _short_run(run) if len(run) <= _CACHED_RUN else _run(run)
+        if alphabet.isdisjoint(folded):
+            continue
+        plain = text[last : match.start()]
+        out.append(plain)
+        length += len(plain)
+        for char, offset, end in decoded:
+            new_runs = new_runs or char in "%\\&"
+            starts.append(length)
+            pieces.append((length, length + len(char), match.start() + offset, match.start() + end))
+            out.append(char)
+            length += len(char)
+        last = match.end()
+    if not pieces:
+        return None
+    out.append(text[last:])
+    return _Level("".join(out), starts, pieces, level, new_runs)
+
+
+def _run(run: str) -> tuple[tuple[tuple[str, int, int], ...], str]:
+    """One encoded run's characters, each with its span in the run, and their folded text."""
+    pieces = tuple(_pieces(run))
+    return pieces, _fold("".join(char for char, _, _ in pieces))
+
+
+_CACHED_RUN = 24
+_short_run = functools.lru_cache(maxsize=4096)(_run)
+"""`_run` for short runs, which repeat (`\\"`, `%20`, `&amp;`)."""
+
+
+def _pieces(run: str) -> Iterator[tuple[str, int, int]]:
+    if run[0] == "%" or run[1] == "x":
+        width = 3 if run[0] == "%" else 4
+        data = bytes.fromhex("".join(run[i + width - 2 : i + width] for i in range(0, len(run), width)))
+        try:
+            chars = [(c, len(c.encode("utf-8", "surrogatepass"))) for c in data.decode("utf-8")]
+        except UnicodeDecodeError:
+            chars = [(chr(b), 1) for b in data]
+        start = 0
+        for char, size in chars:
+            yield char, start, start + size * width
+            start += size * width
+    elif run[0] == "&":
+        yield _entity(run[1:-1]), 0, len(run)
+    elif run[1] == "u":
+        units = [int(run[i + 2 : i + 6], 16) for i in range(0, len(run), 6)]
+        position = start = 0
+        while position < len(units):
+            high = units[position]
+            low = units[position + 1] if position + 1 < len(units) else 0
+            if 0xD800 <= high < 0xDC00 and 0xDC00 <= low < 0xE000:
+                yield chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)), start, start + 12
+                start, position = start + 12, position + 2
+            else:
+                yield chr(high), start, start + 6
+                start, position = start + 6, position + 1
+    else:
+        yield _SHORT[run[1]], 0, 2
+
+
+def _entity(name: str) -> str:
+    """A character reference as written, any code point (`html.unescape` drops control characters)."""
+    if not name.startswith("#"):
+        return _NAMED[name]
+    code = int(name[2:], 16) if name[1] in "xX" else int(name[1:])
+    return chr(code) if code < 0x110000 else "\ufffd"
+
+
+def _levels(text: str, alphabet: frozenset[str]) -> Iterator[_Level]:
+    level: _Level | None = _Level(text, [], [], None)
+    for _ in range(MAX_DECODINGS + 1):
+        if level is None:
+            return
+        yield level
+        level = _decoded(level, alphabet) if level.may_decode else None
+
+
+def _fold(text: str) -> str:
+    """Lower case (lengthens only `İ`), `+` as a space (forms), `-` and `_` as `+` and `/` (URL-safe base64)."""
+    # str.replace is many times faster than str.translate on non-ASCII text.
+    return text.lower().replace("+", " ").replace("-", " ").replace("_", "/")
+
+
+def _case_variants(secret: str) -> set[str]:
+    """The secret folded as written and upper-cased (`ß` upper-cases to `SS`, which lower-cases to `ss`)."""
+    return {_fold(secret), _fold(secret.upper()), _fold(secret.casefold())}
+
+
+def _base64_runs(data: bytes) -> set[str]:
+    """The base64 characters that encode only `data`'s bits, at each of the three byte alignments."""
+    runs: set[str] = set()
+    for offset in range(3):
+        encoded = base64.b64encode(b"\0" * offset + data).decode("ascii")
+        run = encoded[-(-8 * offset // 6) : 8 * (offset + len(data)) // 6]
+        if len(run) >= MIN_ENCODED_SECRET:
+            runs.add(run)
+    return runs
+
+
+class _Search(NamedTuple):
+    needles: tuple[str, ...]
+    any_needle: re.Pattern[str]
+    """Finds whether a short text holds a needle (one regex call beats a `find` per needle there)."""
+    alphabet: frozenset[str]
+    """The characters of the needles and of the encodings: runs decoding to nothing else cannot matter."""
+    numeric: bool
+    """Whether a number's text could hold a needle (most secrets have letters)."""
+
+
+_SHORT_TEXT = 4096
+_NUMBER_ALPHABET = frozenset("0123456789. e")
+"""What a number's text is made of, folded (`-` and `+` fold to a space)."""
+
+
+@functools.lru_cache(maxsize=256)
+def _needles(secrets: tuple[str, ...]) -> _Search:
+    """What to look for, folded (each secret, and for longer ones its hex and base64 runs)."""
+    needles: set[str] = set()
+    for secret in secrets:
+        needles.update(_case_variants(secret))
+        data = secret.encode("utf-8", "surrogatepass")
+        if len(secret) >= MIN_ENCODED_SECRET:
+            needles.add(data.hex())
+            needles.update(_fold(run) for run in _base64_runs(data))
+    ordered = tuple(sorted(needles, key=len, reverse=True))
+    return _Search(
+        needles=ordered,
+        any_needle=re.compile("|".join(map(re.escape, ordered))),
+        alphabet=frozenset("".join(needles)) | _ENCODING_ALPHABET,
+        numeric=any(set(needle) <= _NUMBER_ALPHABET for needle in needles),
+    )
+
+
+_DOTTED_I = re.compile("\u0130")
+
+
+def _folded(level: _Level) -> _Level:
+    """`level` case folded, as a level of its own when folding changes lengths (so spans still map back)."""
+    text = level.text
+    folded = _fold(text)
+    if len(folded) == len(text):
+        return _Level(folded, [], [], level)
+    out: list[str] = []
+    starts: list[int] = []
+    pieces: list[tuple[int, int, int, int]] = []
+    last = length = 0
+    for match in _DOTTED_I.finditer(text):
+        plain = _fold(text[last : match.start()])
+        char = _fold(match.group())
+        out += [plain, char]
+        length += len(plain)
+        starts.append(length)
+        pieces.append((length, length + len(char), match.start(), match.end()))
+        length += len(char)
+        last = match.end()
+    out.append(_fold(text[last:]))
+    return _Level("".join(out), starts, pieces, level)
+
+
+def _found(level: _Level, needles: tuple[str, ...]) -> Iterator[tuple[int, int]]:
+    """Spans of the original text where a level, folded, holds a needle."""
+    folded = _folded(level)
+    for needle in needles:
+        at = folded.text.find(needle)
+        while at >= 0:
+            yield folded.source_span(at, at + len(needle))
+            at = folded.text.find(needle, at + 1)
 
 
 class Redactor:
@@ -34,35 +267,59 @@ class Redactor:
     def __init__(self, secrets: Iterable[str] = ()) -> None:
         self._hidden: set[str] = set()
         self._user_visible: set[str] = set()
-        self._patterns: dict[bool, re.Pattern[str] | None] = {}
+        self._searches: dict[bool, _Search | None] = {}
         for secret in secrets:
             self.add(secret)
 
     def add(self, secret: str, *, user_visible: bool = False) -> None:
         """Register a secret; `user_visible` secrets may stay in what the user's display shows."""
-        if not secret:
-            return
-        (self._user_visible if user_visible else self._hidden).update(_spellings(secret))
-        self._patterns.clear()
+        if secret:
+            (self._user_visible if user_visible else self._hidden).add(secret)
+            self._searches.clear()
 
-    def _pattern(self, display: bool) -> re.Pattern[str] | None:
-        if display not in self._patterns:
+    def _search(self, display: bool) -> _Search | None:
+        if display not in self._searches:
             words = self._hidden if display else self._hidden | self._user_visible
-            ordered = sorted((w for w in words if w), key=len, reverse=True)
-            self._patterns[display] = re.compile("|".join(map(re.escape, ordered))) if ordered else None
-        return self._patterns[display]
+            self._searches[display] = _needles(tuple(sorted(words))) if words else None
+        return self._searches[display]
 
     def text(self, value: str, *, display: bool = False) -> str:
-        """`value` with every secret replaced by `[redacted]`."""
-        pattern = self._pattern(display)
-        return pattern.sub(REDACTED, value) if pattern is not None else value
+        """`value` with every spelling of every secret replaced by `[redacted]`."""
+        search = self._search(display)
+        if search is None:
+            return value
+        needles, any_needle, alphabet, _ = search
+        if not _MARKERS.search(value) and "\u0130" not in value:
+            folded = _fold(value)
+            short = len(folded) <= _SHORT_TEXT
+            if not (any_needle.search(folded) if short else any(needle in folded for needle in needles)):
+                return value
+        spans = sorted(span for level in _levels(value, alphabet) for span in _found(level, needles))
+        merged: list[tuple[int, int]] = []
+        for start, end in spans:
+            if merged and start < merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+            else:
+                merged.append((start, end))
+        out: list[str] = []
+        last = 0
+        for start, end in merged:
+            out += [value[last:start], REDACTED]
+            last = end
+        out.append(value[last:])
+        return "".join(out)
 
     def json(self, value: Any, *, display: bool = False) -> Any:
-        """A JSON value with every string (keys included) redacted."""
+        """A JSON value with every string (keys included) redacted, and numbers that spell a secret replaced."""
         if isinstance(value, str):
             return self.text(value, display=display)
         if isinstance(value, Mapping):
             return {self.text(str(k), display=display): self.json(v, display=display) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [self.json(v, display=display) for v in value]
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            search = self._search(display)
+            if search is not None and search.numeric:
+                text = repr(value)
+                return value if self.text(text, display=display) == text else REDACTED
         return value
