@@ -198,6 +198,7 @@ def build_app() -> HandlerApp:
         Route("/echo/{rest:path}", _echo, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
         Route("/echo", _echo, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
         Route("/redirect", _redirect, methods=["GET", "POST"]),
+        Route("/scoped/redirect", _redirect, methods=["GET", "POST"]),
         Route("/reflect", _reflect, methods=["POST"]),
         Route("/loop", _fixed_redirect("/loop"), methods=["GET"]),
         Route("/scoped/jump", _fixed_redirect("/echo/outside"), methods=["GET"]),

@@ -36,7 +36,7 @@ from ._errors import (
 )
 from ._host import Resolver, TargetHost
 from ._request import PreparedRequest
-from ._urls import UrlError, ascii_host, join_location
+from ._urls import UrlError, ascii_host, has_dot_segment, join_location
 
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
@@ -193,6 +193,11 @@ def _redirected(request: PreparedRequest, status: int, location: str) -> Prepare
         raise TargetRedirectError(
             f"the handler redirected ({status}) to another origin ({nxt.origin}); "
             "targets follow same-origin redirects only"
+        )
+    if has_dot_segment(nxt.target):
+        raise TargetRedirectError(
+            f"the handler redirected ({status}) to a path with a `.` or `..` segment (perhaps encoded); "
+            "targets do not follow it"
         )
     base = request.base_path
     if base and nxt.path != base and not nxt.path.startswith(base + "/"):

@@ -8,8 +8,9 @@ parsers disagree about scheme, host or port is refused: that disagreement is how
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import unquote_to_bytes, urlsplit
 
 import httpx2
 import idna
@@ -19,6 +20,10 @@ from ._addresses import Origin
 _HOST_NAME = re.compile(r"[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*\.?")
 _UNSAFE = re.compile(r"[\\\r\n\t\x00]")
 _PCHARS = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*")
+_MAX_DECODINGS = 4
+_PERCENT_U = re.compile(r"%[uU]([0-9A-Fa-f]{4})")
+_OVERLONG = {b"\xc0\xae": b".", b"\xe0\x80\xae": b".", b"\xc0\xaf": b"/", b"\xe0\x80\xaf": b"/", b"\xc1\x9c": b"\\"}
+"""Overlong UTF-8 for `.`, `/` and `\\`, which old decoders accepted."""
 _QUERY_CHARS = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*")
 
 
@@ -137,6 +142,37 @@ def join_location(origin: Origin, target: str, location: str) -> ParsedUrl:
     except (ValueError, httpx2.InvalidURL) as exc:
         raise UrlError(f"is not a valid URL ({exc})") from None
     return parse_url(str(joined))
+
+
+def has_dot_segment(path: str) -> bool:
+    """Whether a path has a `.` or `..` segment as some server or proxy on the way may read it.
+
+    Each segment is percent-decoded until it stops changing (IIS `%u` and overlong UTF-8
+    included), NFKC-normalized (fullwidth dots), split on `/` and `\\` (encoded slashes), and
+    stripped of what servers drop (`;parameters`, blanks, NUL). A segment still encoded after
+    `_MAX_DECODINGS` rounds counts as a dot segment.
+    """
+    for segment in path.split("?", 1)[0].split("/"):
+        text = segment
+        for _ in range(_MAX_DECODINGS):
+            decoded = _percent_decoded(text)
+            if decoded == text:
+                break
+            text = decoded
+        else:
+            return True
+        for piece in re.split(r"[/\\]", unicodedata.normalize("NFKC", text)):
+            if piece.split(";", 1)[0].strip(" \t\x00") in (".", ".."):
+                return True
+    return False
+
+
+def _percent_decoded(text: str) -> str:
+    text = _PERCENT_U.sub(lambda match: chr(int(match[1], 16)), text)
+    data = unquote_to_bytes(text)
+    for overlong, plain in _OVERLONG.items():
+        data = data.replace(overlong, plain)
+    return data.decode("utf-8", "replace")
 
 
 def check_sent_url(text: str, origin: Origin, base_path: str, target: str) -> ParsedUrl:
