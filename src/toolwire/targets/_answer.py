@@ -29,6 +29,9 @@ from ._urls import UrlError, parse_url
 MAX_MARKDOWN = 20_000
 MAX_EMBED_URL = 2048
 MAX_ERROR_TEXT = 500
+MAX_ANSWER_DEPTH = 100
+"""How deeply an answer may nest objects and arrays (deeper ones would exhaust the recursion limit downstream)."""
+_CONTAINERS = (Mapping, list, tuple)
 _ANSWER_KEYS = {"content", "markdown", "embedUrl"}
 _BINARY_TYPES = (
     "image/",
@@ -77,10 +80,7 @@ def read_reply(
         raise http_error(reply, redactor)
     media = reply.content_type.split(";", 1)[0].strip().lower()
     if media == "application/json" or media.endswith("+json"):
-        try:
-            value = json.loads(reply.body.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise TargetResponseError(f"the handler's JSON answer is not valid JSON ({_short(exc)})") from None
+        value = _parsed_json(reply.body)
         if external:
             return external_value(value, host, redactor)
         return read_value(value, host, redactor, env_scope=env_scope)
@@ -108,6 +108,7 @@ def read_value(
     Raises:
         TargetResponseError: a value outside the answer contract.
     """
+    check_depth(value, source)
     if isinstance(value, str):
         if not value.strip():
             raise TargetResponseError(f"{source} answered empty text")
@@ -157,6 +158,7 @@ def external_value(value: Any, host: TargetHost, redactor: Redactor) -> Answer:
     Raises:
         TargetResponseError: an `action_required` card, or a contract answer with a bad `embedUrl`.
     """
+    check_depth(value, "the endpoint")
     if isinstance(value, Mapping) and value.get("type") == "action_required":
         raise TargetResponseError(
             "an external endpoint answered action_required; only the app's own handlers (app or builtin targets) may"
@@ -193,7 +195,7 @@ def http_error(reply: Reply, redactor: Redactor) -> TargetHTTPError:
     error: str | None = None
     try:
         data = json.loads(reply.body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         data = None
     if isinstance(data, Mapping):
         code = data.get("code") if isinstance(data.get("code"), str) else None
@@ -206,6 +208,41 @@ def http_error(reply: Reply, redactor: Redactor) -> TargetHTTPError:
         redactor.text(code[:100]) if code else None,
         _truncate(redactor.text(error)) if error else None,
     )
+
+
+def _parsed_json(body: bytes) -> Any:
+    """A JSON answer's value.
+
+    Raises:
+        TargetResponseError: not UTF-8 JSON, or nested past what the parser's recursion allows.
+    """
+    try:
+        return json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise TargetResponseError(f"the handler's JSON answer is not valid JSON ({_short(exc)})") from None
+    except RecursionError:
+        raise TargetResponseError(f"the handler's answer is nested deeper than {MAX_ANSWER_DEPTH} levels") from None
+
+
+def check_depth(value: Any, source: str = "the handler") -> None:
+    """Refuse a value nested deeper than `MAX_ANSWER_DEPTH` (checked without recursion, cycles included).
+
+    Raises:
+        TargetResponseError: a deeper value.
+    """
+    if not isinstance(value, _CONTAINERS):
+        return
+    seen: set[int] = set()
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        children = node.values() if isinstance(node, Mapping) else node
+        if depth > MAX_ANSWER_DEPTH:
+            raise TargetResponseError(f"{source}'s answer is nested deeper than {MAX_ANSWER_DEPTH} levels")
+        stack.extend((child, depth + 1) for child in children if isinstance(child, _CONTAINERS))
 
 
 def _decode(reply: Reply) -> str:

@@ -166,7 +166,8 @@ async def _follow(guard: GuardedTransport, request: PreparedRequest, host: Targe
         outgoing = httpx2.Request(
             request.method,
             request.parsed.url,
-            headers=list(request.headers),
+            # httpx2 encodes str header values as ASCII; Latin-1 (checked in _request) goes as bytes.
+            headers=[(name, value.encode("latin-1")) for name, value in request.headers],
             content=request.body,
             extensions={"timeout": timeout},
         )

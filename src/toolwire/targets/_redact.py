@@ -251,14 +251,17 @@ def _folded(level: _Level) -> _Level:
     return _Level("".join(out), starts, pieces, level)
 
 
-def _found(level: _Level, needles: tuple[str, ...]) -> Iterator[tuple[int, int]]:
-    """Spans of the original text where a level, folded, holds a needle."""
+def _found(level: _Level, search: _Search) -> Iterator[tuple[int, int]]:
+    """Spans of the original text where a level, folded, holds a needle (overlapping ones too)."""
     folded = _folded(level)
-    for needle in needles:
-        at = folded.text.find(needle)
+    text = folded.text
+    if len(text) <= _SHORT_TEXT and not search.any_needle.search(text):
+        return
+    for needle in search.needles:
+        at = text.find(needle)
         while at >= 0:
             yield folded.source_span(at, at + len(needle))
-            at = folded.text.find(needle, at + 1)
+            at = text.find(needle, at + 1)
 
 
 class Redactor:
@@ -288,13 +291,12 @@ class Redactor:
         search = self._search(display)
         if search is None:
             return value
-        needles, any_needle, alphabet, _ = search
         if not _MARKERS.search(value) and "\u0130" not in value:
             folded = _fold(value)
             short = len(folded) <= _SHORT_TEXT
-            if not (any_needle.search(folded) if short else any(needle in folded for needle in needles)):
+            if not (search.any_needle.search(folded) if short else any(n in folded for n in search.needles)):
                 return value
-        spans = sorted(span for level in _levels(value, alphabet) for span in _found(level, needles))
+        spans = sorted(span for level in _levels(value, search.alphabet) for span in _found(level, search))
         merged: list[tuple[int, int]] = []
         for start, end in spans:
             if merged and start < merged[-1][1]:

@@ -2,7 +2,8 @@
 
 Each value is encoded for where it goes: path segments percent-encoded one by one (an empty,
 `.` or `..` segment is refused), query values form-encoded, header values refused when they
-hold CR, LF, NUL or other control characters, the body substituted inside the JSON tree.
+hold CR, LF, NUL or other control characters, text outside Latin-1 or blanks at either end,
+the body substituted inside the JSON tree.
 The finished URL is parsed again and must still go to the declared origin, under the base
 path, byte for byte as built. Platform headers (identity, tool context) are set last.
 """
@@ -30,7 +31,7 @@ from ._urls import ParsedUrl, UrlError, check_sent_url
 
 MAX_HEADER_VALUE = 8192
 _LINE_BREAK = re.compile(r"[\r\n\x00]")
-_CONTROL = re.compile(r"[\x01-\x08\x0b-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x01-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +184,9 @@ def _check_header_value(name: str, value: str) -> None:
         raise UnsafeRequestError(
             f"header {name!r} would contain characters outside Latin-1; nothing was sent"
         ) from None
+    if value != value.strip(" \t"):
+        # HTTP/1.1 strips these, so the value would not arrive as resolved; h11 refuses to send it at all.
+        raise UnsafeRequestError(f"header {name!r} would start or end with a blank; nothing was sent")
     if len(value) > MAX_HEADER_VALUE:
         raise UnsafeRequestError(
             f"header {name!r} would be longer than {MAX_HEADER_VALUE} characters; nothing was sent"

@@ -303,8 +303,11 @@ def _headers(value: Any) -> tuple[tuple[str, Template], ...]:
             raise TargetSpecError(where, "is given twice (header names are case-insensitive)")
         seen.add(lowered)
         template = _template_value(item, where)
-        if any(c in t for t in template.tokens if isinstance(t, str) for c in "\r\n\x00"):
+        literal = "".join(t for t in template.tokens if isinstance(t, str))
+        if any(c in literal for c in "\r\n\x00"):
             raise TargetSpecError(where, "contains CR, LF or NUL")
+        if not all(" " <= c <= "\x7e" or c == "\t" or "\xa0" <= c <= "\xff" for c in literal):
+            raise TargetSpecError(where, "has characters a header cannot carry (control characters or beyond Latin-1)")
         if any(ref.root == "input" and not ref.path for ref in template.refs):
             raise TargetSpecError(where, "uses `${input}`, the whole input object; reference a field")
         pairs.append((name, template))
