@@ -167,7 +167,7 @@ async def _follow(guard: GuardedTransport, request: PreparedRequest, host: Targe
             request.method,
             request.parsed.url,
             # httpx2 encodes str header values as ASCII; Latin-1 (checked in _request) goes as bytes.
-            headers=[(name, value.encode("latin-1")) for name, value in request.headers],
+            headers=[(name.encode("ascii"), value.encode("latin-1")) for name, value in request.headers],
             content=request.body,
             extensions={"timeout": timeout},
         )
