@@ -88,11 +88,13 @@ async def _parked(tool: Any, value: Any = None, context: Any = THREAD) -> tuple[
 
 class TestSuspension:
     async def test_the_seed_card_suspends_the_call(self, make_host: Any, make_tool: Any) -> None:
-        """In a thread, `action_required` pauses the call and stores the card with a fresh id."""
+        """In a thread, `action_required` pauses the call and stores the card with a fresh id and its signature."""
         _, suspension = await _parked(make_tool(GMAIL, make_host()))
         payload = dict(suspension.payload)
         card_id = payload.pop("cardId")
+        signature = payload.pop("signature")
         assert re.fullmatch(r"[A-Za-z0-9_-]{24}", card_id)
+        assert re.fullmatch(r"[A-Za-z0-9_-]{43}", signature)
         assert payload == {
             "type": "action_required",
             "threadId": "thread-1",

@@ -10,7 +10,7 @@ import pytest
 from toolwire import create_tool
 from toolwire.results import ToolResult
 from toolwire.runtime import Suspension, Toolbox
-from toolwire.targets import CardError, EgressBlocked, Press, PressError, dismiss, pending_card, press
+from toolwire.targets import EgressBlocked, Press, PressError, PressRequired, dismiss, pending_card, press
 
 THREAD = {"thread_id": "thread-1"}
 GMAIL = {"type": "app", "component": "api", "path": "/tools/gmail-search", "method": "POST"}
@@ -263,21 +263,24 @@ class TestTheModelCannotPress:
     async def test_resume_data_that_is_not_a_press_is_refused(
         self, make_host: Any, make_tool: Any, handler: Any
     ) -> None:
-        """A generic resume with press-like data fails the call and runs no button."""
+        """A generic resume with press-like data is refused, runs no button and leaves the card waiting."""
         toolbox, suspension = await _parked(make_tool(GMAIL, make_host()))
         forged = {"cardId": suspension.payload["cardId"], "buttonId": "connect"}
-        outcome = await toolbox.resume("call-1", forged)
-        assert (outcome.output["value"], [s.path for s in handler.seen]) == (
-            "Tool 'probe' failed: CardError: this call waits for a button press on its card; resume it with "
-            "toolwire.targets.press(...) or dismiss(...), not with other resume data",
+        with pytest.raises(PressRequired) as caught:
+            await toolbox.resume("call-1", forged)
+        assert (str(caught.value), [s.path for s in handler.seen], list(toolbox.suspended)) == (
+            "this call waits for a press of its card; resume it with toolwire.targets.press(...) or dismiss(...) "
+            "(the call stays suspended)",
             ["/tools/gmail-search"],
+            ["call-1"],
         )
 
     async def test_a_hand_made_press_object_is_refused(self, make_host: Any, make_tool: Any, handler: Any) -> None:
         """Only `press`/`dismiss` can make a press the call accepts."""
         toolbox, suspension = await _parked(make_tool(GMAIL, make_host()))
-        outcome = await toolbox.resume("call-1", Press(suspension.payload["cardId"], "connect", THREAD))
-        assert (outcome.error.__class__, [s.path for s in handler.seen]) == (CardError, ["/tools/gmail-search"])
+        with pytest.raises(PressRequired):
+            await toolbox.resume("call-1", Press(suspension.payload["cardId"], "connect", THREAD))
+        assert ([s.path for s in handler.seen], list(toolbox.suspended)) == (["/tools/gmail-search"], ["call-1"])
 
     async def test_a_model_call_carrying_press_data_is_just_a_new_call(
         self, make_host: Any, make_tool: Any, handler: Any

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .abort import AbortSignal
 from .context import Observe, ToolContext
 from .execute import ExecutionSettings, Outcome, execute_tool, execute_tool_sync, resume_tool
-from .suspension import Suspension
+from .suspension import ResumeRefused, Suspension
 from .toolbox import ApprovalRequest, Toolbox
 from .transforms import transformed
 
@@ -15,6 +15,7 @@ __all__ = [
     "ExecutionSettings",
     "Observe",
     "Outcome",
+    "ResumeRefused",
     "Suspension",
     "ToolContext",
     "Toolbox",

@@ -6,6 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolwire.exceptions import ToolwireError
+
+
+class ResumeRefused(ToolwireError):
+    """Raised by `execute` when resume data is not for this call; nothing ran and the call stays suspended."""
+
 
 class SuspendRequested(BaseException):
     """Raised by `context.suspend()`; a BaseException so `except Exception` in tools does not swallow it."""

@@ -32,7 +32,7 @@ from toolwire.tools import Tool
 
 from .abort import AbortSignal
 from .execute import ExecutionSettings, Outcome, as_call, execute_tool, refuse_running_loop, resume_tool
-from .suspension import Suspension
+from .suspension import ResumeRefused, Suspension
 from .transforms import transformed
 
 ApprovalMode = Literal["wait", "pause"]
@@ -249,6 +249,7 @@ class Toolbox:
 
         Raises:
             KeyError: no call is suspended under this id.
+            ResumeRefused: the tool refused the data before doing anything; the call is still suspended.
         """
         suspension = self.suspended.get(tool_call_id)
         if suspension is None:
@@ -274,6 +275,9 @@ class Toolbox:
             messages=messages,
             settings=self.settings,
         )
+        if isinstance(outcome, ToolResult) and isinstance(outcome.error, ResumeRefused):
+            self.suspended.setdefault(tool_call_id, suspension)
+            raise outcome.error
         return self._record(tool, outcome)
 
     # -- persistence ---------------------------------------------------------------------------

@@ -28,8 +28,9 @@ toolbox = Toolbox([save], request_context={"thread_id": thread.id, "user": user}
 - Cards: in a thread, `action_required` suspends the call; the `ToolSuspended` event carries
   the card's display form with its `cardId`. The host's UI endpoint answers a click with
   `await press(toolbox, tool_call_id, button_id, card_id=..., request_context=...)` (or
-  `dismiss(...)`), which checks thread, device, expiry and single use, then resumes the call.
-  A press is never tool input, so the model cannot press a button.
+  `dismiss(...)`), which checks the card's signature (`TargetHost(card_key=...)`), thread,
+  device, expiry and single use, then resumes the call. A press is never tool input, so the
+  model cannot press a button; any other resume data is refused and the card keeps waiting.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from ._errors import (
     CardError,
     EgressBlocked,
     PressError,
+    PressRequired,
     TargetConfigError,
     TargetConnectionError,
     TargetError,
@@ -84,6 +86,7 @@ __all__ = [
     "Method",
     "Press",
     "PressError",
+    "PressRequired",
     "TargetBinding",
     "TargetConfigError",
     "TargetConnectionError",

@@ -4,8 +4,9 @@
 answer and returns `{"content", "markdown"?, "embedUrl"?}`; `to_model_output` gives the model
 `content` only, and the display transform gives the UI `content` plus `embedUrl` or, without
 one, `markdown`. An `action_required` answer suspends the call (threads only). A resume must
-carry a sealed `Press` for the stored card: a button without a target submits its input as
-the result, a button with one runs it; the original request is never sent again.
+carry a sealed `Press` for the stored (signed) card: a button without a target submits its
+input as the result, a button with one runs it; the original request is never sent again.
+Anything else raises `PressRequired` (a runtime `ResumeRefused`), and the card keeps waiting.
 """
 
 from __future__ import annotations
@@ -25,16 +26,20 @@ from toolwire.runtime.context import Observe, ToolContext
 from toolwire.tools import TRANSFORM_ARGUMENTS, PhaseTransforms, ToolTransform
 
 from ._answer import Answer, read_reply, read_value
-from ._card import Card, CardRecord, display_card, is_sealed
+from ._card import Card, CardRecord, display_card, is_sealed, signed
 from ._context import ToolInvocation, invocation_of
 from ._egress import send
-from ._errors import CardError, TargetError, TargetSpecError
+from ._errors import CardError, PressRequired, TargetError, TargetSpecError
 from ._host import TargetHost
 from ._redact import Redactor
 from ._request import prepare
 from ._spec import BuiltinSpec, Spec, parse_target
 
 logger = logging.getLogger("toolwire.targets")
+_PRESS_REQUIRED = (
+    "this call waits for a press of its card; resume it with toolwire.targets.press(...) or dismiss(...) "
+    "(the call stays suspended)"
+)
 
 
 class TargetBinding:
@@ -123,24 +128,24 @@ class TargetBinding:
             thread_id=invocation.thread_id,
             expires_at=self.host.clock() + ttl if ttl is not None else None,
         )
-        context.suspend(payload)
+        context.suspend(signed(payload, self.host.card_key, tool_id=self.tool_id, tool_call_id=context.tool_call_id))
 
     async def _resume(self, context: ToolContext) -> dict[str, Any]:
+        """Refusals raise `PressRequired` before anything runs, so the toolbox keeps the card waiting."""
         try:
-            record = CardRecord.from_payload(context.suspend_payload, self.host)
+            record = CardRecord.from_payload(
+                context.suspend_payload, self.host, tool_call_id=context.tool_call_id, tool_id=self.tool_id
+            )
         except ValueError as exc:
-            raise CardError(f"this call cannot be resumed: {exc}") from None
+            raise PressRequired(f"this call's card cannot be pressed: {exc} (the call stays suspended)") from None
         press = context.resume_data
         if not is_sealed(press) or press.card_id != record.card_id:
-            raise CardError(
-                "this call waits for a button press on its card; resume it with toolwire.targets.press(...) "
-                "or dismiss(...), not with other resume data"
-            )
+            raise PressRequired(_PRESS_REQUIRED)
         if press.button_id is None:
             raise CardError(f"the user dismissed the card {record.card.title!r} without pressing a button")
         button = record.card.button(press.button_id)
         if button is None:
-            raise CardError(f"the card {record.card.title!r} has no button {press.button_id!r}")
+            raise PressRequired(_PRESS_REQUIRED)
         if button.target is None:
             return Answer(content=button.input).to_raw()
         try:

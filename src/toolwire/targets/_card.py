@@ -3,8 +3,10 @@
 A handler answers `{"type": "action_required", "title", "description", "assignee"?,
 "elements"?}`; each element is a button `{"type": "button", "id", "label", "variant"?,
 "input", "target"?}`. The card is checked (sizes, ids, button targets) before the call is
-suspended. The stored payload adds a random `cardId`, the thread it belongs to and an
-optional expiry; the display form drops the thread, the button inputs and the targets.
+suspended. The stored payload adds a random `cardId`, the thread it belongs to, an optional
+expiry and a `signature` (HMAC-SHA256 under the host's `card_key`, over the payload, the tool
+id and the tool call id), checked whenever the card is read back; the display form drops the
+thread, the button inputs, the targets and the signature.
 
 A `Press` is what resumes the call. Only `toolwire.targets.press`/`dismiss` make one (it
 carries a private seal), so neither the model nor a generic resume endpoint can forge one.
@@ -12,6 +14,10 @@ carries a private seal), so neither the model nor a generic resume endpoint can 
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -84,6 +90,48 @@ class Card:
         return data
 
 
+class CardSignatureError(ValueError):
+    """A stored card whose signature does not match: changed since it was issued, or signed with another key."""
+
+
+def card_signature(payload: Mapping[str, Any], key: bytes, *, tool_id: str, tool_call_id: str) -> str:
+    """The HMAC-SHA256 of a stored card (all but its `signature`), bound to the tool and the call it suspends."""
+    body = {k: v for k, v in payload.items() if k != "signature"}
+    message = json.dumps(
+        ["toolwire.card.v1", tool_id, tool_call_id, _canonical(body)],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=True,
+        default=str,
+    )
+    digest = hmac.new(key, message.encode("ascii"), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
+def _canonical(value: Any) -> Any:
+    """Numbers a JSON store may rewrite (`1.0` read back as `1`) in one form, so the signature survives it."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {str(k): _canonical(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    return value
+
+
+def signed(payload: dict[str, Any], key: bytes, *, tool_id: str, tool_call_id: str) -> dict[str, Any]:
+    """The payload with its `signature`."""
+    return {**payload, "signature": card_signature(payload, key, tool_id=tool_id, tool_call_id=tool_call_id)}
+
+
+_STORED_KEYS = frozenset({"cardId", "threadId", "expiresAt", "envScope", "signature"})
+"""What a stored card adds to the handler's card."""
+_BAD_SIGNATURE = (
+    "it was changed after it was issued, or signed by a host with another card_key "
+    "(set TargetHost(card_key=...) to press cards after a restart)"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class CardRecord:
     """A card as a suspended call stores it."""
@@ -94,13 +142,22 @@ class CardRecord:
     card: Card
 
     @classmethod
-    def from_payload(cls, payload: Any, host: TargetHost) -> CardRecord:
-        """Read a stored payload (checked again: it may come back from an export).
+    def from_payload(cls, payload: Any, host: TargetHost, *, tool_call_id: str, tool_id: str) -> CardRecord:
+        """Read a stored payload back (it may come from an export) if this host signed it for this call.
 
         Raises:
+            CardSignatureError: a missing or wrong signature.
             ValueError: the payload is not one `Card.payload` wrote.
         """
-        if not isinstance(payload, Mapping) or payload.get("type") != "action_required":
+        if not isinstance(payload, Mapping):
+            raise ValueError("the suspended call holds no action card")
+        given = payload.get("signature")
+        expected = card_signature(payload, host.card_key, tool_id=tool_id, tool_call_id=tool_call_id)
+        if not isinstance(given, str) or not hmac.compare_digest(
+            given.encode("utf-8", "surrogatepass"), expected.encode("ascii")
+        ):
+            raise CardSignatureError(_BAD_SIGNATURE)
+        if payload.get("type") != "action_required":
             raise ValueError("the suspended call holds no action card")
         card_id, thread_id, expires = payload.get("cardId"), payload.get("threadId"), payload.get("expiresAt")
         if not isinstance(card_id, str) or not isinstance(thread_id, str) or not card_id or not thread_id:
@@ -110,7 +167,7 @@ class CardRecord:
         scope = payload.get("envScope")
         if scope is not None and (not isinstance(scope, list) or not all(isinstance(n, str) for n in scope)):
             raise ValueError("the stored card has a malformed env scope")
-        body = {k: v for k, v in payload.items() if k not in ("cardId", "threadId", "expiresAt", "envScope")}
+        body = {k: v for k, v in payload.items() if k not in _STORED_KEYS}
         try:
             card = parse_card(body, host, frozenset(scope) if scope is not None else None)
         except TargetSpecError as exc:

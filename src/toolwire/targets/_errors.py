@@ -14,6 +14,7 @@ ToolwireError
 │   ├── TargetHTTPError           the handler answered a non-2xx status (its `code` and `error` kept)
 │   ├── TargetResponseError       the handler's answer breaks the answer contract
 │   └── CardError                 an action card cannot be shown, or was dismissed
+│       └── PressRequired         resumed without a press of its card (also a runtime ResumeRefused)
 └── PressError                    a button press was refused (`reason` says why); for the host only
 ```
 
@@ -26,6 +27,7 @@ from __future__ import annotations
 from typing import Literal
 
 from toolwire.exceptions import ConfigurationError, ToolwireError
+from toolwire.runtime.suspension import ResumeRefused
 
 
 class TargetSpecError(ValueError):
@@ -96,6 +98,10 @@ class CardError(TargetError):
     """An `action_required` card cannot be shown here, or its user dismissed it."""
 
 
+class PressRequired(CardError, ResumeRefused):
+    """A suspended target call was resumed with something other than a press of its card; it stays suspended."""
+
+
 PressRefusal = Literal[
     "no_card",
     "not_a_target_tool",
@@ -106,6 +112,7 @@ PressRefusal = Literal[
     "unknown_button",
     "expired",
     "in_progress",
+    "bad_signature",
 ]
 
 

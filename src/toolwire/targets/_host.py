@@ -9,6 +9,7 @@ reach, the identity token sent to `app` targets, and the Python handlers `builti
 from __future__ import annotations
 
 import asyncio
+import secrets
 import ssl
 import threading
 import time
@@ -88,6 +89,7 @@ class TargetHost:
         builtins: Mapping[str, Callable[..., Any]] | None = None,
         limits: TargetLimits | None = None,
         card_ttl: float | None = None,
+        card_key: str | bytes | None = None,
         reject_tools_json: bool = False,
         transport: httpx2.AsyncBaseTransport | None = None,
         resolver: Resolver | None = None,
@@ -99,7 +101,10 @@ class TargetHost:
         (and over http or a non-443 port), and origins `embedUrl` may point to besides the
         components' https origins. `identity_token` is a string or a function taking any of
         `request_context`, `component`, `tool_id` (sync or async). `transport` replaces the
-        network below the guard (tests, custom TLS); it never bypasses the guard.
+        network below the guard (tests, custom TLS); it never bypasses the guard. `card_key`
+        (32+ bytes of secret randomness) signs the cards a suspended call stores, so a changed
+        `export_state` is refused; without it each host signs with a random key of its own, and
+        cards cannot be pressed after a restart.
 
         Raises:
             TargetConfigError: a malformed component URL, env name, origin, handler or limit.
@@ -117,6 +122,8 @@ class TargetHost:
         if card_ttl is not None and card_ttl <= 0:
             raise TargetConfigError(f"card_ttl must be a positive number of seconds, got {card_ttl!r}")
         self.card_ttl = card_ttl
+        self.card_key = _card_key(card_key)
+        """HMAC-SHA256 key of stored cards (see `toolwire.targets._card.card_signature`)."""
         self.reject_tools_json = reject_tools_json
         self.transport = transport
         self.resolver = resolver
@@ -203,6 +210,18 @@ def _identity(token: str | Callable[..., Any] | None) -> Callback | str | None:
         return make_callback(token, tool_id=None, field="identity_token", offered=IDENTITY_ARGUMENTS)
     except ToolDefinitionError as exc:
         raise TargetConfigError(f"identity_token {exc.problem}") from None
+
+
+def _card_key(key: str | bytes | None) -> bytes:
+    if key is None:
+        return secrets.token_bytes(32)
+    material = key.encode("utf-8") if isinstance(key, str) else key
+    if not isinstance(material, bytes) or len(material) < 32:
+        raise TargetConfigError(
+            'card_key must be at least 32 bytes of secret randomness: python -c "import secrets; '
+            'print(secrets.token_hex(32))"'
+        )
+    return material
 
 
 def _builtins(spec: Mapping[str, Callable[..., Any]]) -> dict[str, Callable[..., Any]]:

@@ -5,7 +5,9 @@ an older card of the same call is refused) and the button, and comes with the pr
 request context. It is accepted only from the card's own thread, from the assignee's device
 when the card has one, before the card expires, and once: the first press resumes the call
 (`Toolbox.resume`), which removes the card; a concurrent or replayed press is refused.
-Refusals raise `PressError` with a stable `reason`, and leave the card waiting.
+A stored card whose signature is not this host's for this call (changed in an export, or signed
+with another `card_key`) is refused too. Refusals raise `PressError` with a stable `reason`,
+and leave the card waiting.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from toolwire.runtime.toolbox import Toolbox
 from toolwire.tools import Tool
 
 from ._bind import TargetBinding
-from ._card import CardRecord, display_card, make_press
+from ._card import CardRecord, CardSignatureError, display_card, make_press
 from ._context import invocation_of
 from ._errors import PressError, TargetError
 
@@ -70,7 +72,12 @@ def pending_card(toolbox: Toolbox, tool_call_id: str) -> Mapping[str, Any] | Non
     """The card suspended call `tool_call_id` shows, in its display form (None: no card waits)."""
     suspension = toolbox.suspended.get(tool_call_id)
     tool = toolbox.tools.get(suspension.tool_name) if suspension is not None else None
-    if suspension is None or tool is None or binding_of(tool) is None:
+    binding = binding_of(tool) if tool is not None else None
+    if suspension is None or tool is None or binding is None:
+        return None
+    try:
+        CardRecord.from_payload(suspension.payload, binding.host, tool_call_id=tool_call_id, tool_id=binding.tool_id)
+    except ValueError:
         return None
     shown = display_card(suspension.payload)
     return shown if isinstance(shown, Mapping) and shown.get("type") == "action_required" else None
@@ -101,10 +108,18 @@ async def _resume(
     if binding is None:
         raise PressError("not_a_target_tool", f"tool call {tool_call_id!r} was not suspended by a target tool")
     try:
-        record = CardRecord.from_payload(suspension.payload, binding.host)
+        record = CardRecord.from_payload(
+            suspension.payload, binding.host, tool_call_id=tool_call_id, tool_id=binding.tool_id
+        )
+    except CardSignatureError as exc:
+        raise PressError(
+            "bad_signature", f"the card of tool call {tool_call_id!r} fails its signature check: {exc}"
+        ) from None
     except ValueError as exc:
         raise PressError("no_card", f"tool call {tool_call_id!r} holds no valid card: {exc}") from None
-    if not isinstance(card_id, str) or not secrets.compare_digest(card_id, record.card_id):
+    if not isinstance(card_id, str) or not secrets.compare_digest(
+        card_id.encode("utf-8", "surrogatepass"), record.card_id.encode("utf-8", "surrogatepass")
+    ):
         raise PressError("stale_card", "this press is for another card than the one the call shows now")
     _check_presser(record, button_id, request_context, binding)
     if record.card_id in binding.claims:
