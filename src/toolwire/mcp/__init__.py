@@ -28,6 +28,7 @@ from ._to_mcp import call_tool_result
 if TYPE_CHECKING:
     from ._client import McpToolError, load_tools, load_tools_sync
     from ._context import Elicitation, ElicitationError, ElicitationUnavailable, McpContext
+    from ._ledger import MemoryRoundLedger, RoundLedger
     from ._serve import load_spec, serve, serve_async, serve_from_spec, streamable_http_app
     from ._server import build_server
 
@@ -39,6 +40,8 @@ _LAZY = {
     "ElicitationError": "._context",
     "ElicitationUnavailable": "._context",
     "McpContext": "._context",
+    "MemoryRoundLedger": "._ledger",
+    "RoundLedger": "._ledger",
     "load_spec": "._serve",
     "serve": "._serve",
     "serve_async": "._serve",
@@ -57,6 +60,8 @@ __all__ = [
     "McpCallOutput",
     "McpContext",
     "McpToolError",
+    "MemoryRoundLedger",
+    "RoundLedger",
     "StructuredDict",
     "StructuredList",
     "build_server",

@@ -4,8 +4,9 @@ Up to 2025-11-25 a question is a server-to-client `elicitation/create` request s
 the call runs. From 2026-07-28 the protocol is stateless: the server answers the call with
 an `InputRequiredResult`, the client retries with the answers, and the tool runs again from
 the start, getting recorded answers back in order. Answers ride the sealed `requestState`
-(AES-GCM, bound to the tool name and arguments by the SDK's `RequestStateBoundary`), and
-an answer counts only for the exact question it was given for.
+(AES-GCM, bound to the tool name and arguments by the SDK's `RequestStateBoundary`), an
+answer counts only for the exact question it was given for, and each round's state can be
+answered once (its random `round` id is redeemed in the server's `RoundLedger`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
 
 ElicitAction = Literal["accept", "decline", "cancel"]
 _PRIMITIVE_TYPES = frozenset({"string", "number", "integer", "boolean"})
-_STATE_VERSION = 1
+_STATE_VERSION = 2
 _FORM_KEYS = ("$schema", "type", "properties", "required")
 
 
@@ -68,6 +70,8 @@ class Rounds:
     responses: Mapping[str, Any] = field(default_factory=dict)
     asked: dict[str, str] = field(default_factory=dict)
     pending: dict[str, dict[str, Any]] = field(default_factory=dict)
+    round_id: str | None = None
+    """The id of the round this request answers (redeemed once in the server's `RoundLedger`)."""
 
     @classmethod
     def from_request(cls, request_state: str | None, input_responses: Mapping[str, Any] | None) -> Rounds:
@@ -79,10 +83,12 @@ class Rounds:
         if not isinstance(state, dict) or state.get("v") != _STATE_VERSION:
             state = {}
         responses = {key: _wire(value) for key, value in (input_responses or {}).items()}
+        round_id = state.get("round")
         return cls(
             answers=dict(state.get("answers", {})),
             responses=responses,
             asked=dict(state.get("asked", {})),
+            round_id=round_id if isinstance(round_id, str) else None,
         )
 
     def answer(self, key: str, request: dict[str, Any]) -> dict[str, Any]:
@@ -102,6 +108,7 @@ class Rounds:
         """The result that asks this round's pending questions and carries the answers so far."""
         state = {
             "v": _STATE_VERSION,
+            "round": secrets.token_urlsafe(18),
             "answers": self.answers,
             "asked": {key: _digest(request) for key, request in self.pending.items()},
         }

@@ -7,7 +7,8 @@ elicitation questions; a client that cannot answer gets a clear error result ins
 client cancelling the call aborts the tool's `abort_signal` (sync tools see it on `.aborted`).
 The 2026-07-28 `requestState` is sealed with the SDK's `RequestStateBoundary`; on that
 revision a call that asks questions runs again (hooks included) once per answered round, so
-side effects belong after the questions.
+side effects belong after the questions; each round's state is answered once (a replay, from
+any connection, is refused as an invalid state).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from ._context import (
     form_schema,
     is_modern,
 )
+from ._ledger import MemoryRoundLedger, RoundLedger
 from ._listing import tool_listing
 from ._to_mcp import call_tool_result, error_result
 
@@ -56,6 +58,8 @@ RequestContextFactory = Callable[[McpContext], Any]
 """Builds a call's request context from its MCP request (headers, client info, `_meta`); may be async."""
 
 _MAX_RESUMES = 16
+_STATE_SKEW = 120.0
+"""Seconds a spent round is kept past the state's lifetime (clock skew between the SDK's clock and ours)."""
 _CONFIRM: dict[str, Any] = {"type": "object", "properties": {}}
 
 
@@ -70,8 +74,13 @@ def build_server(
     settings: ExecutionSettings | None = None,
     max_concurrency: int | None = None,
     request_state_security: RequestStateSecurity | None = None,
+    round_ledger: RoundLedger | None = None,
 ) -> Server[Any]:
     """The SDK's low-level `Server` serving these tools (run it on any transport, or pass it to `mcp.Client`).
+
+    On 2026-07-28 each `requestState` the server issues can be answered once: `round_ledger`
+    records the answered rounds (default: a `MemoryRoundLedger` of this server; workers sharing
+    `request_state_security` keys must share one, see `toolwire.mcp._ledger`).
 
     Raises:
         ConfigurationError: no tools, a tool without `execute`, two tools with one id, or both
@@ -83,6 +92,7 @@ def build_server(
         request_context_factory=request_context_factory,
         settings=settings,
         max_concurrency=max_concurrency,
+        round_ledger=round_ledger if round_ledger is not None else MemoryRoundLedger(),
     ).server(name, version, instructions, request_state_security)
 
 
@@ -97,6 +107,7 @@ class _ToolServer:
         request_context_factory: RequestContextFactory | None,
         settings: ExecutionSettings | None,
         max_concurrency: int | None,
+        round_ledger: RoundLedger,
     ) -> None:
         by_id = tool_mapping(tools) or {}
         if not by_id:
@@ -118,6 +129,8 @@ class _ToolServer:
         self.request_context_factory = request_context_factory
         self.settings = settings or ExecutionSettings()
         self.max_concurrency = max_concurrency
+        self.round_ledger = round_ledger
+        self._round_lifetime = _STATE_SKEW
         self._limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = {}
         self._listings: dict[str, types.ListToolsResult] = {}
 
@@ -132,7 +145,9 @@ class _ToolServer:
             on_call_tool=self.call_tool,
             get_tool_input_schema=self.input_schema,
         )
-        boundary = RequestStateBoundary(security or RequestStateSecurity.ephemeral(), default_audience=name)
+        security = security or RequestStateSecurity.ephemeral()
+        self._round_lifetime = security.ttl + _STATE_SKEW
+        boundary = RequestStateBoundary(security, default_audience=name)
         server.middleware.append(boundary)
         return server
 
@@ -158,6 +173,8 @@ class _ToolServer:
             raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name!r}")
         modern = is_modern(ctx.protocol_version)
         rounds = Rounds.from_request(params.request_state, params.input_responses) if modern else None
+        if rounds is not None:
+            self._redeem(rounds, tool)
         mcp = McpContext(ctx, rounds)
         call = ToolCall(tool_call_id=f"mcp_{uuid.uuid4().hex}", tool_name=tool.id, input=params.arguments or {})
         signal = AbortSignal()
@@ -171,6 +188,21 @@ class _ToolServer:
             await _abort(run, signal)
             raise
         return _call_result(tool, result, ctx.protocol_version)
+
+    def _redeem(self, rounds: Rounds, tool: Tool) -> None:
+        """Spend the round this request answers; a second answer to it is refused like an expired state.
+
+        Raises:
+            MCPError: the round was already answered (a replay, from this connection or another).
+        """
+        if rounds.round_id is None or self.round_ledger.redeem(rounds.round_id, self._round_lifetime):
+            return
+        logger.warning("refused a requestState for tool %r that was already answered (a replay)", tool.id)
+        raise MCPError(
+            code=types.INVALID_PARAMS,
+            message="Invalid or expired requestState",
+            data={"reason": "invalid_request_state"},
+        )
 
     async def _limited_run(self, tool: Tool, call: ToolCall, mcp: McpContext, signal: AbortSignal) -> ToolResult:
         async with self._limit():
