@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import copy
 import functools
+import itertools
 import json
+import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
@@ -23,6 +25,13 @@ from .exceptions import SchemaError
 
 JsonSchema = dict[str, Any]
 SchemaKind = Literal["pydantic", "json-schema"]
+MAX_ISSUES = 1000
+"""Issues collected per failed validation (a 50,000-item array of wrong items stops here)."""
+MAX_SHOWN_ISSUES = 10
+_MAX_MESSAGE = 300
+_SHORT_REPR = reprlib.Repr()
+_SHORT_REPR.maxstring = _SHORT_REPR.maxother = 60
+_SHORT_REPR.maxlist = _SHORT_REPR.maxtuple = _SHORT_REPR.maxdict = _SHORT_REPR.maxset = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,11 +47,19 @@ class SchemaIssue:
 
 
 class SchemaValidationError(ValueError):
-    """A value does not match a compiled schema; `issues` lists every reason."""
+    """A value does not match a compiled schema; `issues` lists the reasons (at most `MAX_ISSUES`).
 
-    def __init__(self, issues: list[SchemaIssue]) -> None:
+    The message shows the first `MAX_SHOWN_ISSUES`, each quoting at most a short prefix of the
+    offending value, so a huge or hostile input never makes a huge error.
+    """
+
+    def __init__(self, issues: list[SchemaIssue], *, more: bool = False) -> None:
         self.issues = issues
-        super().__init__("; ".join(str(i) for i in issues))
+        message = "; ".join(str(i) for i in issues[:MAX_SHOWN_ISSUES])
+        hidden = len(issues) - MAX_SHOWN_ISSUES
+        if hidden > 0 or more:
+            message += f"; and {'at least ' if more else ''}{max(hidden, 0)} more"
+        super().__init__(message)
 
 
 class _NoFieldTitles(GenerateJsonSchema):
@@ -88,12 +105,15 @@ class CompiledSchema:
                 return self._type_adapter.validate_python(value)
             except pydantic.ValidationError as exc:
                 raise SchemaValidationError(
-                    [SchemaIssue(tuple(e["loc"]), _pydantic_message(e)) for e in exc.errors()]
+                    [SchemaIssue(tuple(e["loc"]), _pydantic_message(e)) for e in exc.errors()[:MAX_ISSUES]],
+                    more=exc.error_count() > MAX_ISSUES,
                 ) from None
         assert self._validator is not None
-        errors = sorted(self._validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+        found = list(itertools.islice(self._validator.iter_errors(value), MAX_ISSUES + 1))
+        errors = sorted(found[:MAX_ISSUES], key=lambda e: list(e.absolute_path))
         if errors:
-            raise SchemaValidationError([SchemaIssue(tuple(e.absolute_path), e.message) for e in errors])
+            issues = [SchemaIssue(tuple(e.absolute_path), _jsonschema_message(e)) for e in errors]
+            raise SchemaValidationError(issues, more=len(found) > MAX_ISSUES)
         return value
 
     def to_json(self, value: Any) -> Any:
@@ -101,6 +121,17 @@ class CompiledSchema:
         if self._type_adapter is not None:
             return self._type_adapter.dump_python(value, mode="json")
         return value
+
+
+def _jsonschema_message(error: Any) -> str:
+    """jsonschema's message, with the `repr` of a long offending value shortened (it quotes it whole)."""
+    message = str(error.message)
+    if len(message) <= _MAX_MESSAGE:
+        return message
+    whole = repr(error.instance)
+    if whole in message:
+        message = message.replace(whole, _SHORT_REPR.repr(error.instance), 1)
+    return message if len(message) <= _MAX_MESSAGE else message[: _MAX_MESSAGE - 1] + "…"
 
 
 def _pydantic_message(error: Any) -> str:

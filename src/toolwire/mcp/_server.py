@@ -5,6 +5,8 @@ context, output validation, `to_model_output`, errors as `isError` results), wit
 `context.mcp` set to a `McpContext`. `require_approval` and `context.suspend()` become
 elicitation questions; a client that cannot answer gets a clear error result instead. A
 client cancelling the call aborts the tool's `abort_signal` (sync tools see it on `.aborted`).
+Error texts reach the client without host paths and bounded in size (`_scrub`); the server
+log keeps them whole.
 The 2026-07-28 `requestState` is sealed with the SDK's `RequestStateBoundary`; on that
 revision a call that asks questions runs again (hooks included) once per answered round, so
 side effects belong after the questions; each round's state is answered once (a replay, from
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import inspect
 import json
 import logging
@@ -50,6 +53,7 @@ from ._context import (
 )
 from ._ledger import MemoryRoundLedger, RoundLedger
 from ._listing import tool_listing
+from ._scrub import client_error_text
 from ._to_mcp import call_tool_result, error_result
 
 logger = logging.getLogger("toolwire.mcp")
@@ -187,7 +191,7 @@ class _ToolServer:
         except asyncio.CancelledError:
             await _abort(run, signal)
             raise
-        return _call_result(tool, result, ctx.protocol_version)
+        return _call_result(tool, _for_client(tool, result), ctx.protocol_version)
 
     def _redeem(self, rounds: Rounds, tool: Tool) -> None:
         """Spend the round this request answers; a second answer to it is refused like an expired state.
@@ -318,6 +322,21 @@ def _valid_input(tool: Tool, value: Any) -> bool:
     except (SchemaValidationError, TypeError, ValueError):
         return False
     return True
+
+
+def _for_client(tool: Tool, result: ToolResult) -> ToolResult:
+    """The result with its error text scrubbed of host paths and bounded; the full text goes to the log."""
+    output = result.output
+    if output.get("type") != "error-text":
+        return result
+    text = str(output.get("value", ""))
+    shown = client_error_text(text, result.error)
+    if shown == text:
+        return result
+    logger.warning(
+        "tool %r failed; the MCP client got the error without host paths and cut. Full error: %s", tool.id, text
+    )
+    return dataclasses.replace(result, output=error_text(shown))
 
 
 def _call_result(tool: Tool, result: ToolResult, protocol_version: str) -> types.CallToolResult:

@@ -1,0 +1,38 @@
+"""What an error result may tell an MCP client: no host file system paths, and a bounded size.
+
+A tool's unexpected exception can quote paths (`FileNotFoundError: ... '/srv/app/x.db'`, a
+traceback line, `C:\\Users\\...`, `\\\\server\\share`, `file:///...`, `~/.aws/...`); the client
+reads `[path]` instead. URLs, MIME types and ratios such as `1/2` are not paths. Every error
+text is cut to `MAX_ERROR_TEXT` characters. A `ToolError` (the tool's own wording for the
+model) and an invalid-input error (built from the client's own arguments and the published
+schema) are only cut. The server keeps the full text in its log and in the call's span.
+"""
+
+from __future__ import annotations
+
+import re
+
+from toolwire.exceptions import ToolError
+from toolwire.schema import SchemaValidationError
+
+MAX_ERROR_TEXT = 2000
+PATH = "[path]"
+_REST = r"[^\s'\"`<>|,;)\]]*"
+_HOST_PATH = re.compile(
+    rf"file://{_REST}"
+    # UNC (`\\server\share`, doubled in a repr).
+    rf"|(?<![\w\\])\\{{2,4}}[^\s\\/'\"`<>|]+\\{{1,2}}{_REST}"
+    # Absolute POSIX, home-relative or drive-letter paths: not inside a word, a URL or a longer path.
+    rf"|(?<![\w.:/\\~%-])(?:~[\w.-]*|[A-Za-z]:)?(?:/|\\{{1,2}})(?=[^\s/\\'\"`<>|]){_REST}"
+)
+
+
+def client_error_text(text: str, error: BaseException | None) -> str:
+    """The error text to send: host paths scrubbed (unless the tool or the schema wrote it), size bounded."""
+    if not isinstance(error, (ToolError, SchemaValidationError)):
+        text = _HOST_PATH.sub(PATH, text)
+    if len(text) <= MAX_ERROR_TEXT:
+        return text
+    note = "… ({} characters cut; the full error is in the server log)"
+    keep = MAX_ERROR_TEXT - len(note.format(len(text)))
+    return text[:keep] + note.format(len(text) - keep)
