@@ -132,6 +132,11 @@ class TestEverySpellingIsRedacted:
         shown = Redactor([secret]).text(before + encoded + after)
         assert encoded not in shown
 
+    @pytest.mark.parametrize("text", ["İ {} İ", "ß {} ẞ", "{}İ%41"])
+    def test_case_mappings_that_change_lengths_keep_the_right_span(self, text: str) -> None:
+        """`İ` lower-cases to two characters; the secret next to it is still cut out exactly."""
+        assert Redactor([SECRET]).text(text.format(SECRET.upper())) == text.format(REDACTED)
+
     def test_a_secret_sent_back_as_a_json_number_is_redacted(self) -> None:
         """A numeric secret (a PIN, an account number) may come back as a number, not as text."""
         redactor = Redactor(["4111111111111111"])

@@ -4,6 +4,8 @@
 display stream only; `embedUrl` must be an absolute https URL on a component's or an
 allow-listed origin, is never fetched here, and wins over `markdown`. A non-2xx status is an
 error carrying the handler's `code` and `error`. Every string is redacted before it leaves.
+An answer (a builtin's value too) nested deeper than `MAX_ANSWER_DEPTH` levels is refused; an
+error body too deep to parse is reported as its (truncated) text.
 
 The app's own handlers (`app` and `builtin` targets) must follow that contract. An external
 endpoint (`url` target) usually does not: its other JSON, or an empty 2xx, becomes the content

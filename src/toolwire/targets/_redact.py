@@ -46,15 +46,23 @@ _ENCODING_ALPHABET = frozenset("%\\&#;xu0123456789abcdef" + "amplgtquos")
 _SHORT = {'"': '"', "'": "'", "\\": "\\", "/": "/", "n": "\n", "r": "\r", "t": "\t", "b": "\b", "f": "\f"}
 
 
+Piece = tuple[int, int, int, int, int]
+"""(decoded start, decoded end, source start, source end, stride) of one decoded piece.
+
+A stride > 0 maps the piece linearly (character k came from `stride` source characters at
+`source start + k * stride`: a run of `%XX` or `\\uXXXX` one byte or unit per character);
+0 maps it as a whole.
+"""
+
+
 @dataclass(frozen=True, slots=True)
 class _Level:
     """One decoding of the text: where each decoded character came from in the level below."""
 
     text: str
     starts: list[int]
-    """Decoded start of each decoded piece, ascending (for bisect)."""
-    pieces: list[tuple[int, int, int, int]]
-    """(decoded start, decoded end, source start, source end) of each decoded piece."""
+    """Decoded start of each piece, ascending (for bisect)."""
+    pieces: list[Piece]
     below: _Level | None
     may_decode: bool = True
     """False when decoding made no `%`, `\\` or `&`: the next level would decode nothing new."""
@@ -68,8 +76,11 @@ class _Level:
         at = bisect.bisect_right(self.starts, index) - 1
         if at < 0:
             return index if first else index + 1
-        _, decoded_end, source_start, source_end = self.pieces[at]
+        decoded_start, decoded_end, source_start, source_end, stride = self.pieces[at]
         if index < decoded_end:
+            if stride:
+                source = source_start + (index - decoded_start) * stride
+                return source if first else source + stride
             return source_start if first else source_end
         source = source_end + index - decoded_end
         return source if first else source + 1
@@ -87,7 +98,7 @@ def _decoded(level: _Level, alphabet: frozenset[str]) -> _Level | None:
         return None
     out: list[str] = []
     starts: list[int] = []
-    pieces: list[tuple[int, int, int, int]] = []
+    pieces: list[Piece] = []
     last = length = 0
     new_runs = False
     for match in _ENCODED.finditer(text):
@@ -98,12 +109,12 @@ def _decoded(level: _Level, alphabet: frozenset[str]) -> _Level | None:
         plain = text[last : match.start()]
         out.append(plain)
         length += len(plain)
-        for char, offset, end in decoded:
-            new_runs = new_runs or char in "%\\&"
+        for chars, offset, end, stride in decoded:
+            new_runs = new_runs or _MARKERS.search(chars) is not None
             starts.append(length)
-            pieces.append((length, length + len(char), match.start() + offset, match.start() + end))
-            out.append(char)
-            length += len(char)
+            pieces.append((length, length + len(chars), match.start() + offset, match.start() + end, stride))
+            out.append(chars)
+            length += len(chars)
         last = match.end()
     if not pieces:
         return None
@@ -111,10 +122,14 @@ def _decoded(level: _Level, alphabet: frozenset[str]) -> _Level | None:
     return _Level("".join(out), starts, pieces, level, new_runs)
 
 
-def _run(run: str) -> tuple[tuple[tuple[str, int, int], ...], str]:
-    """One encoded run's characters, each with its span in the run, and their folded text."""
-    pieces = tuple(_pieces(run))
-    return pieces, _fold("".join(char for char, _, _ in pieces))
+Segment = tuple[str, int, int, int]
+"""(decoded text, start in the run, end in the run, stride) of part of one encoded run."""
+
+
+def _run(run: str) -> tuple[tuple[Segment, ...], str]:
+    """One encoded run's decoded segments, and their folded text."""
+    segments = tuple(_segments(run))
+    return segments, _fold("".join(chars for chars, _, _, _ in segments))
 
 
 _CACHED_RUN = 24
@@ -122,34 +137,37 @@ _short_run = functools.lru_cache(maxsize=4096)(_run)
 """`_run` for short runs, which repeat (`\\"`, `%20`, `&amp;`)."""
 
 
-def _pieces(run: str) -> Iterator[tuple[str, int, int]]:
+def _segments(run: str) -> Iterator[Segment]:
     if run[0] == "%" or run[1] == "x":
         width = 3 if run[0] == "%" else 4
         data = bytes.fromhex("".join(run[i + width - 2 : i + width] for i in range(0, len(run), width)))
         try:
-            chars = [(c, len(c.encode("utf-8", "surrogatepass"))) for c in data.decode("utf-8")]
+            chars = data.decode("utf-8")
         except UnicodeDecodeError:
-            chars = [(chr(b), 1) for b in data]
+            chars = data.decode("latin-1")
+        if len(chars) == len(data):
+            yield chars, 0, len(run), width
+            return
         start = 0
-        for char, size in chars:
-            yield char, start, start + size * width
-            start += size * width
+        for char in chars:
+            size = len(char.encode("utf-8", "surrogatepass")) * width
+            yield char, start, start + size, 0
+            start += size
     elif run[0] == "&":
-        yield _entity(run[1:-1]), 0, len(run)
+        yield _entity(run[1:-1]), 0, len(run), 0
     elif run[1] == "u":
         units = [int(run[i + 2 : i + 6], 16) for i in range(0, len(run), 6)]
-        position = start = 0
-        while position < len(units):
-            high = units[position]
-            low = units[position + 1] if position + 1 < len(units) else 0
-            if 0xD800 <= high < 0xDC00 and 0xDC00 <= low < 0xE000:
-                yield chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)), start, start + 12
-                start, position = start + 12, position + 2
-            else:
-                yield chr(high), start, start + 6
-                start, position = start + 6, position + 1
+        joined = "".join(map(chr, units)).encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
+        if len(joined) == len(units):
+            yield joined, 0, len(run), 6
+            return
+        start = 0
+        for char in joined:
+            size = 12 if ord(char) > 0xFFFF else 6
+            yield char, start, start + size, 0
+            start += size
     else:
-        yield _SHORT[run[1]], 0, 2
+        yield _SHORT[run[1]], 0, 2, 0
 
 
 def _entity(name: str) -> str:
@@ -229,14 +247,11 @@ _DOTTED_I = re.compile("\u0130")
 
 
 def _folded(level: _Level) -> _Level:
-    """`level` case folded, as a level of its own when folding changes lengths (so spans still map back)."""
+    """`level` case folded when that lengthens it (`İ`), as a level of its own so spans still map back."""
     text = level.text
-    folded = _fold(text)
-    if len(folded) == len(text):
-        return _Level(folded, [], [], level)
     out: list[str] = []
     starts: list[int] = []
-    pieces: list[tuple[int, int, int, int]] = []
+    pieces: list[Piece] = []
     last = length = 0
     for match in _DOTTED_I.finditer(text):
         plain = _fold(text[last : match.start()])
@@ -244,7 +259,7 @@ def _folded(level: _Level) -> _Level:
         out += [plain, char]
         length += len(plain)
         starts.append(length)
-        pieces.append((length, length + len(char), match.start(), match.end()))
+        pieces.append((length, length + len(char), match.start(), match.end(), 0))
         length += len(char)
         last = match.end()
     out.append(_fold(text[last:]))
@@ -253,10 +268,10 @@ def _folded(level: _Level) -> _Level:
 
 def _found(level: _Level, search: _Search) -> Iterator[tuple[int, int]]:
     """Spans of the original text where a level, folded, holds a needle (overlapping ones too)."""
-    folded = _folded(level)
-    text = folded.text
+    text = _fold(level.text)
     if len(text) <= _SHORT_TEXT and not search.any_needle.search(text):
         return
+    folded = _folded(level) if len(text) != len(level.text) else _Level(text, [], [], level)
     for needle in search.needles:
         at = text.find(needle)
         while at >= 0:
