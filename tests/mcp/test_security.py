@@ -200,6 +200,13 @@ class TestInvalidInputIsBounded:
         text = result.content[0].text
         assert (result.is_error, names in text, len(text) <= MAX_ERROR_TEXT) == (True, True, True)
 
+    async def test_an_unknown_tool_name_is_not_echoed_whole(self, connect: Callable[..., Client]) -> None:
+        """The protocol error names at most the first 100 characters of a 1 MB tool name."""
+        async with connect(build_server([NUMBER], name="demo", version="1")) as client:
+            with pytest.raises(MCPError) as caught:
+                await client.call_tool("n" * 1_000_000, {})
+        assert caught.value.error.message == f"Unknown tool: {'n' * 100!r}"
+
 
 def _raiser(exception: BaseException) -> Any:
     def execute(value: dict[str, Any]) -> None:

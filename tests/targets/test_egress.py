@@ -61,6 +61,7 @@ class TestSsrf:
             ("::ffff:10.0.0.1", "a private address (inside an IPv6 address)"),
             ("2002:7f00:1::", "a loopback address (inside an IPv6 address)"),
             ("64:ff9b::a9fe:a9fe", "a cloud metadata address (inside an IPv6 address)"),
+            ("2001:0:4136:e378:8000:63bf:f5ff:fffe", "a private address (inside an IPv6 address)"),
             ("ff02::1", "a multicast address"),
         ],
     )

@@ -174,7 +174,7 @@ class _ToolServer:
     ) -> types.CallToolResult | types.InputRequiredResult:
         tool = self.tools.get(params.name)
         if tool is None:
-            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name!r}")
+            raise MCPError(code=types.INVALID_PARAMS, message=f"Unknown tool: {params.name[:100]!r}")
         modern = is_modern(ctx.protocol_version)
         rounds = Rounds.from_request(params.request_state, params.input_responses) if modern else None
         if rounds is not None:
