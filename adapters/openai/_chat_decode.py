@@ -6,6 +6,12 @@ arguments in later ones. OpenAI streams calls one after another, but interleaved
 too, and a new id on an index that is already open starts a new call (servers that number
 every call 0). A choice's calls and text end at its `finish_reason`, or at the end of the
 stream. The usage chunk has empty `choices`; `[DONE]` never reaches the decoder.
+
+OpenAI-compatible servers stretch the format in two ways handled here:
+- a chunk's choice may carry a cumulative `message` snapshot beside its `delta` (Perplexity):
+  the delta is read and the snapshot never, so text is not repeated;
+- `content` may be a list of typed chunks (Mistral): `text` chunks are text, `thinking` chunks
+  (whose `thinking` is a list of text chunks) are reasoning, in the order they come.
 """
 
 from __future__ import annotations
@@ -73,13 +79,14 @@ class ChatDecoder:
             self._started = True
             out.append(MessageStarted(message_id=field(frame, "id")))
         for choice in choices:
-            message = field(choice, "message")
-            if message is not None:
-                self._message(field(choice, "index", 0), message, out)
-                self._finish(choice, out)
-                continue
             delta = field(choice, "delta")
-            if delta is not None:
+            if delta is None:
+                message = field(choice, "message")
+                if message is not None:
+                    self._message(field(choice, "index", 0), message, out)
+                    self._finish(choice, out)
+                    continue
+            else:
                 self._delta(field(choice, "index", 0), delta, out)
             if field(choice, "finish_reason") is not None:
                 self._finish(choice, out)
@@ -162,19 +169,22 @@ class ChatDecoder:
         if tool_calls:
             for call in tool_calls:
                 self._call_delta(choice, call, out)
+        reasoning = _reasoning_text(delta)
+        if reasoning:
+            self._reasoning(choice, reasoning, out)
         content = field(delta, "content")
         if content:
-            self._text(("text", choice), choice, _text_of(content), out)
+            if type(content) is str:
+                self._text(("text", choice), choice, content, out)
+            else:
+                for is_reasoning, text in _content_pieces(content):
+                    if is_reasoning:
+                        self._reasoning(choice, text, out)
+                    else:
+                        self._text(("text", choice), choice, text, out)
         refusal = field(delta, "refusal")
         if refusal:
             self._text(("refusal", choice), choice, refusal, out)
-        reasoning = _reasoning_text(delta)
-        if reasoning:
-            key = ("reasoning", choice)
-            keys = self._parts.setdefault(choice, [])
-            if key not in keys:
-                keys.append(key)
-            out.append(ReasoningPiece(key, reasoning))
         legacy = field(delta, "function_call")
         if legacy is not None:
             self._call_delta(choice, {"index": -1, "function": legacy}, out)
@@ -212,6 +222,13 @@ class ChatDecoder:
             keys.append(key)
         out.append(TextPiece(key, text))
 
+    def _reasoning(self, choice: int, text: str, out: list[Delta]) -> None:
+        key = ("reasoning", choice)
+        keys = self._parts.setdefault(choice, [])
+        if key not in keys:
+            keys.append(key)
+        out.append(ReasoningPiece(key, text))
+
     def _end_parts(self, choice: int, out: list[Delta]) -> None:
         for key in self._parts.pop(choice, ()):
             end = _REFUSAL_END if isinstance(key, tuple) and key[0] == "refusal" else None
@@ -231,13 +248,15 @@ class ChatDecoder:
     # -- whole completions ---------------------------------------------------------------------
 
     def _message(self, choice: int, message: Any, out: list[Delta]) -> None:
-        reasoning = _reasoning_text(message)
+        content = field(message, "content")
+        pieces = [(False, content)] if type(content) is str else _content_pieces(content) if content else []
+        reasoning = "".join([_reasoning_text(message) or "", *(text for is_reasoning, text in pieces if is_reasoning)])
         if reasoning:
             out.append(ReasoningPiece(("reasoning", choice), reasoning))
             out.append(PartFinished(("reasoning", choice)))
-        content = field(message, "content")
-        if content:
-            out.append(TextPiece(("text", choice), _text_of(content)))
+        text = "".join(text for is_reasoning, text in pieces if not is_reasoning)
+        if text:
+            out.append(TextPiece(("text", choice), text))
             out.append(PartFinished(("text", choice)))
         refusal = field(message, "refusal")
         if refusal:
@@ -275,11 +294,21 @@ def _arguments_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _text_of(content: Any) -> str:
-    """Message text; some compatible servers send a list of text parts instead of a string."""
-    if isinstance(content, str):
-        return content
-    return "".join(str(field(part, "text", "")) for part in content if field(part, "type") == "text")
+def _content_pieces(content: Any) -> list[tuple[bool, str]]:
+    """`(is_reasoning, text)` of a content list of typed chunks (Mistral): text and thinking, in order."""
+    pieces: list[tuple[bool, str]] = []
+    for chunk in content:
+        kind = field(chunk, "type")
+        if kind == "text":
+            pieces.append((False, str(field(chunk, "text", ""))))
+        elif kind == "thinking":
+            thinking = field(chunk, "thinking", "")
+            if type(thinking) is str:
+                pieces.append((True, thinking))
+            else:
+                text = "".join(str(field(part, "text", "")) for part in thinking if field(part, "type") == "text")
+                pieces.append((True, text))
+    return [piece for piece in pieces if piece[1]]
 
 
 def _reasoning_text(message: Any) -> str | None:

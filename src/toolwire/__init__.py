@@ -17,6 +17,7 @@ from .events import Event, FinishReason, Usage
 from .exceptions import (
     AdapterNotFound,
     ConfigurationError,
+    MalformedFrameError,
     MissingExtraError,
     ProtocolError,
     SchemaError,
@@ -89,6 +90,7 @@ __all__ = [
     "Event",
     "ExecutionSettings",
     "FinishReason",
+    "MalformedFrameError",
     "McpProperties",
     "Message",
     "MissingExtraError",

@@ -153,10 +153,14 @@ class StreamAssembler:
                 )
             )
             self._input_error(call, raw, message, out)
-        for key in list(self._pending_args):
-            self._pending_args.pop(key)
+        if self._pending_args:
+            # one event for all of them: a hostile response may open thousands of nameless calls
+            keys = list(self._pending_args)
+            self._pending_args.clear()
             self._failed = True
-            out.append(Error(error_text=f"tool call {key!r} sent arguments but never a tool name"))
+            named = ", ".join(repr(key) for key in keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+            what = "tool call" if len(keys) == 1 else f"{len(keys)} tool calls"
+            out.append(Error(error_text=f"{what} {named} sent arguments but never a tool name"))
         out.append(
             Finish(finish_reason=self._finish_reason(), usage=self._usage, provider_metadata=self._finish_metadata())
         )
@@ -298,7 +302,11 @@ class StreamAssembler:
             call.metadata = _merged(call.metadata, delta.provider_metadata)
         buffered = "".join(call.pieces)
         if delta.has_input:
-            text = json.dumps(delta.input, ensure_ascii=False, separators=(",", ":"))
+            try:
+                text = json.dumps(delta.input, ensure_ascii=False, separators=(",", ":"))
+            except RecursionError:
+                self._too_deep(call, out)
+                return
             if not buffered:
                 self._emit_rest(call, text, out)
             self._finalize(call, delta.input, text, out)
@@ -330,6 +338,9 @@ class StreamAssembler:
             return
         try:
             value = json.loads(text)
+        except RecursionError:
+            self._too_deep(call, out)
+            return
         except ValueError as exc:
             # Held until the finish reason is known: an input cut by the output limit needs other advice.
             self._unparsed.append((call, text, str(exc)))
@@ -364,9 +375,12 @@ class StreamAssembler:
                 known = ", ".join(sorted(self._tools)) or "none"
                 self._input_error(call, value, f"There is no tool named {call.name!r}. Available tools: {known}.", out)
                 return
-            value = tool.input_schema.drop_disallowed_nulls(value)
             try:
+                value = tool.input_schema.drop_disallowed_nulls(value)
                 validated = tool.input_schema.validate(value)
+            except RecursionError:
+                self._too_deep(call, out, counted=True)
+                return
             except SchemaValidationError as exc:
                 self._input_error(
                     call,
@@ -385,6 +399,19 @@ class StreamAssembler:
                 provider_metadata=call.metadata,
                 validated_input=validated,
             )
+        )
+
+    def _too_deep(self, call: _Call, out: list[Event], *, counted: bool = False) -> None:
+        """An input nested deeper than Python can parse or check: refused, never raised."""
+        if not counted and not call.executed:
+            self._client_calls += 1
+        text = "".join(call.pieces)
+        self._input_error(
+            call,
+            text[:200],
+            f"The input for tool {call.name!r} is nested too deeply to decode ({len(text)} characters). "
+            "Call the tool again with a flatter JSON object as its input.",
+            out,
         )
 
     def _input_error(self, call: _Call, value: Any, message: str, out: list[Event]) -> None:

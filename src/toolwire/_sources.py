@@ -117,9 +117,43 @@ def _sse_frames(events: Iterable[Any]) -> list[Any]:
         except ValueError as exc:
             frames.append(FrameError(f"malformed JSON in SSE event ({exc}): {data[:80]!r}", event.offset))
             continue
-        if isinstance(frame, dict) and event.event and "type" not in frame:
+        except RecursionError:
+            frames.append(FrameError(_too_deep("SSE event data", len(data)), event.offset))
+            continue
+        if type(frame) is not dict:
+            frames.append(FrameError(f"SSE event data must be a JSON object, got {_kind(frame)}", event.offset))
+            continue
+        if event.event and "type" not in frame:
             frame["type"] = event.event
         frames.append(frame)
+    return frames
+
+
+def _too_deep(what: str, size: int) -> str:
+    return f"{what} ({size} characters) is nested too deeply to decode (deeper than Python's recursion limit)"
+
+
+def _kind(value: Any) -> str:
+    """The JSON type of a decoded value, for error messages."""
+    if isinstance(value, list):
+        return f"an array of {len(value)} items"  # pyright: ignore[reportUnknownArgumentType]
+    if isinstance(value, str):
+        return f"a string of {len(value)} characters"
+    return "null" if value is None else f"{type(value).__name__} {value!r:.20}"
+
+
+def _objects(values: list[Any], base: int) -> list[Any]:
+    """The elements of a whole JSON array body; elements that are not objects become one error."""
+    frames = [value for value in values if type(value) is dict]
+    if len(frames) < len(values):
+        first = next(index for index, value in enumerate(values) if type(value) is not dict)
+        frames.append(
+            FrameError(
+                f"{len(values) - len(frames)} element(s) of the JSON array body are not objects "
+                f"(the first, at index {first}, is {_kind(values[first])})",
+                base,
+            )
+        )
     return frames
 
 
@@ -127,6 +161,8 @@ def _json_body_frames(body: bytes, base: int = 0) -> list[Any]:
     """A whole JSON body; falls back to one object per line (NDJSON / chunk logs)."""
     try:
         value = json.loads(body)
+    except RecursionError:
+        return [FrameError(_too_deep("the JSON body", len(body)), base)]
     except ValueError as whole_error:
         frames: list[Any] = []
         offset = base
@@ -135,16 +171,28 @@ def _json_body_frames(body: bytes, base: int = 0) -> list[Any]:
             text = line.strip()
             if text:
                 try:
-                    frames.append(json.loads(text))
-                    parsed_any = True
+                    line_value = json.loads(text)
                 except ValueError as exc:
                     frames.append(FrameError(f"malformed JSON line ({exc})", offset))
+                except RecursionError:
+                    frames.append(FrameError(_too_deep("a JSON line", len(text)), offset))
+                else:
+                    parsed_any = True
+                    frames.append(
+                        line_value
+                        if type(line_value) is dict
+                        else FrameError(f"a JSON line must be an object, got {_kind(line_value)}", offset)
+                    )
             offset += len(line)
         if parsed_any:
             return frames
         position = _error_offset(body, whole_error)
         return [FrameError(f"malformed JSON body ({whole_error})", None if position is None else base + position)]
-    return list(value) if isinstance(value, list) else [value]  # pyright: ignore[reportUnknownArgumentType]
+    if type(value) is dict:
+        return [value]
+    if type(value) is list:
+        return _objects(value, base)  # pyright: ignore[reportUnknownArgumentType]
+    return [FrameError(f"the JSON body must be an object or an array of objects, got {_kind(value)}", base)]
 
 
 def _error_offset(body: bytes, error: ValueError) -> int | None:
@@ -225,9 +273,14 @@ class _JsonArraySplitter:
 
     def _element(self, buffer: bytearray, start: int, end: int) -> Any:
         try:
-            return json.loads(bytes(buffer[start:end]))
+            value = json.loads(bytes(buffer[start:end]))
         except ValueError as exc:
             return FrameError(f"malformed JSON array element ({exc})", self._consumed + start)
+        except RecursionError:
+            return FrameError(_too_deep("a JSON array element", end - start), self._consumed + start)
+        if type(value) is not dict:
+            return FrameError(f"a JSON array element must be an object, got {_kind(value)}", self._consumed + start)
+        return value
 
     def _compact(self) -> None:
         keep_from = self._element_start if self._element_start is not None else self._scan
@@ -280,6 +333,8 @@ def iter_frames(source: Any, convert_sdk: SdkConverter) -> Iterator[Any]:
             kind = kinds.get(type(item)) or _kind_of(type(item))
             if kind == "plain":
                 yield item
+            elif kind == "invalid":
+                yield FrameError(f"a frame must be an object, got {_kind(item)}")
             elif kind == "sdk":
                 yield item if convert_sdk is None else convert_sdk(item)
             else:
@@ -293,12 +348,16 @@ def iter_frames(source: Any, convert_sdk: SdkConverter) -> Iterator[Any]:
 
 
 _KINDS: dict[type, str] = {}
+_NOT_FRAMES = (list, tuple, int, float, type(None))
+"""Items of a frame source that are never frames (a frame is an object: a dict or an SDK object)."""
 
 
 def _kind_of(cls: type) -> str:
     """`bytes`, `sdk` or `plain` for an item type, cached (isinstance on pydantic models is slow)."""
     if issubclass(cls, (bytes, bytearray, memoryview, str)):
         kind = "bytes"
+    elif issubclass(cls, _NOT_FRAMES):
+        kind = "invalid"
     elif issubclass(cls, pydantic.BaseModel):
         kind = "sdk"
     else:
@@ -330,4 +389,6 @@ async def aiter_frames(source: AsyncIterable[Any], convert_sdk: SdkConverter) ->
 def _frame(item: Any, convert_sdk: SdkConverter) -> Any:
     if convert_sdk is not None and isinstance(item, pydantic.BaseModel):
         return convert_sdk(item)
+    if isinstance(item, _NOT_FRAMES):
+        return FrameError(f"a frame must be an object, got {_kind(item)}")
     return item

@@ -9,6 +9,7 @@ mapping, degradation reporting, turning any source into frames, the assembler an
 from __future__ import annotations
 
 import marshal
+import reprlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,7 +22,7 @@ from .capabilities import Capabilities
 from .compat import Degradation, report
 from .deltas import Delta
 from .events import Event
-from .exceptions import ConfigurationError, ToolDefinitionError
+from .exceptions import ConfigurationError, MalformedFrameError, ToolDefinitionError
 from .names import NameMap, NameRules, build_name_map
 from .schema import deep_copy_json
 from .tool_choice import ToolChoice, parse_tool_choice
@@ -32,8 +33,19 @@ if TYPE_CHECKING:
     from .results import ToolResult
 
 
-_DECODE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError)
-"""What a decoder raises on a frame of an unexpected shape (it becomes an `error` event)."""
+_DECODE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError)
+"""What a decoder raises on a frame of an unexpected shape (it becomes an `error` event);
+RecursionError: a frame nested deeper than Python's recursion limit."""
+
+def _frame_repr() -> reprlib.Repr:
+    """A frame quoted in an error: bounded in depth and size (`repr` of a hostile frame is neither)."""
+    bounded = reprlib.Repr()
+    bounded.maxlevel, bounded.maxdict, bounded.maxlist = 3, 4, 4
+    bounded.maxstring = bounded.maxother = 60
+    return bounded
+
+
+_FRAME_REPR = _frame_repr()
 
 
 class StreamDecoder(Protocol):
@@ -313,10 +325,15 @@ class Adapter(ABC):
             assembler.error(self._frame_problem(frame, exc), out)
 
     def _frame_error_text(self, frame: FrameError) -> str:
-        return f"the {self.api} {frame.message}" if frame.from_source else str(frame)
+        return f"the {self.api} {frame.message}" if frame.from_source else f"{self.api}: {frame}"
 
     def _frame_problem(self, frame: Any, exc: Exception) -> str:
-        return f"unexpected {self.api} frame ({type(exc).__name__}: {exc}): {repr(frame)[:120]}"
+        quoted = _FRAME_REPR.repr(frame)[:160]
+        if isinstance(exc, MalformedFrameError):
+            return f"skipped a malformed {self.api} frame: {exc}: {quoted}"
+        if isinstance(exc, RecursionError):
+            return f"skipped a {self.api} frame nested too deeply to decode: {quoted}"
+        return f"unexpected {self.api} frame ({type(exc).__name__}: {exc}): {quoted}"
 
     def _close(self, decoder: StreamDecoder, assembler: StreamAssembler, out: list[Event]) -> None:
         try:

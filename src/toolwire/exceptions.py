@@ -11,7 +11,8 @@ ToolwireError
 ├── ToolInputError                model-supplied input that is not JSON or fails the schema
 ├── ToolError                     raised by a tool: its message (or model output) is sent as it is
 └── ProtocolError                 provider bytes that break the wire contract
-    └── StreamProtocolError       a stream that cannot be decoded
+    ├── StreamProtocolError       a stream that cannot be decoded
+    └── MalformedFrameError       a frame field of the wrong JSON type (raised by decoders)
 ```
 """
 
@@ -108,3 +109,10 @@ class StreamProtocolError(ProtocolError):
         self.offset = offset
         where = f" at byte {offset}" if offset is not None else ""
         super().__init__(f"{message}{where}")
+
+
+class MalformedFrameError(ProtocolError, ValueError):
+    """A decoder met a frame field of the wrong JSON type; `normalize` reports it as one `error` event.
+
+    The message names the field and what it must be; the adapter adds its api.
+    """

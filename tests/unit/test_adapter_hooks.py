@@ -286,7 +286,9 @@ class TestSourceAndDecoderFailures:
         """Malformed JSON in an SSE body never reaches the decoder; it is an error event."""
         events = [e.to_dict() for e in adapter.normalize(b'data: {"text": "a"}\n\ndata: {oops\n\n')]
         assert [e["type"] for e in events] == ["start", "text-start", "text-delta", "error", "text-end", "finish"]
-        assert events[3]["errorText"].startswith("malformed JSON in SSE event (Expecting property name enclosed")
+        assert events[3]["errorText"].startswith(
+            "test-passthrough: malformed JSON in SSE event (Expecting property name enclosed"
+        )
         assert events[3]["errorText"].endswith(": '{oops' at byte 21")
 
     def test_two_different_tools_with_one_id_are_refused(self, adapter: Adapter) -> None:

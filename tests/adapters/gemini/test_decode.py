@@ -368,7 +368,4 @@ class TestCandidatesAndOddFrames:
         assert decode([snake]) == decode([camel])
 
     def test_a_frame_that_is_not_a_response_is_an_error_event(self, decode: Decode) -> None:
-        assert decode([42])[1] == {
-            "type": "error",
-            "errorText": "unexpected Gemini frame (not a GenerateContentResponse): 42",
-        }
+        assert decode([42])[1] == {"type": "error", "errorText": "gemini: a frame must be an object, got int 42"}

@@ -84,7 +84,7 @@ class TestRawBytes:
             "reasoning-end",
             "finish",
         ]
-        assert events[3]["errorText"].startswith("malformed JSON in SSE event")
+        assert events[3]["errorText"].startswith("gemini: malformed JSON in SSE event")
         assert events[3]["errorText"].endswith(f"at byte {len(sse(STREAM[:1]))}")
         assert events[-1] == {"type": "finish", "finishReason": "error"}
 
