@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolwire.deltas import StreamFailed
 from toolwire.exceptions import MalformedFrameError
 
 
@@ -25,7 +26,7 @@ def field(frame: Any, name: str, default: Any = None) -> Any:
         attributes = getattr(frame, "__dict__", None)
         if attributes is None:
             # a string or a number where an object belongs has no fields (`"x".index` is a method)
-            value = None if isinstance(frame, _NOT_OBJECTS) else getattr(frame, name, None)
+            value = None if isinstance(frame, NOT_OBJECTS) else getattr(frame, name, None)
         else:
             value = attributes.get(name)
             if value is None:
@@ -67,6 +68,14 @@ def text_of(frame: Any, name: str, where: str, default: str = "") -> str:
     return value
 
 
+def maybe_text(frame: Any, name: str, where: str) -> str | None:
+    """A string field that may be absent (None)."""
+    value = field(frame, name)
+    if value is not None and type(value) is not str:
+        raise wrong(where, "a string", value)
+    return value
+
+
 def items_of(frame: Any, name: str, where: str) -> list[Any] | tuple[Any, ...]:
     """A list field (empty when absent or null); a string is never iterated character by character."""
     value = field(frame, name)
@@ -90,9 +99,56 @@ def int_of(frame: Any, name: str, where: str, default: int = 0) -> int:
 def object_of(frame: Any, name: str, where: str) -> Any:
     """An object field (a dict or an SDK object; None when absent or null)."""
     value = field(frame, name)
-    if value is not None and isinstance(value, _NOT_OBJECTS):
+    if value is not None and isinstance(value, NOT_OBJECTS):
         raise wrong(where, "an object", value)
     return value
 
 
-_NOT_OBJECTS = (str, int, float, bool, list, tuple, bytes)
+NOT_OBJECTS = (str, int, float, bool, list, tuple, bytes)
+
+
+def count_of(frame: Any, name: str, where: str) -> int | None:
+    """A token count (None when absent or null)."""
+    value = field(frame, name)
+    if value is not None and type(value) is not int:
+        raise wrong(where, "an integer", value)
+    return value
+
+
+class Skipped:
+    """Malformed items of one frame, reported as one error: a frame of 200,000 bad items is one event."""
+
+    __slots__ = ("count", "first", "what")
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.count = 0
+        self.first = ""
+
+    def add(self, position: int, problem: Exception) -> None:
+        if not self.count:
+            self.first = f"[{position}]: {problem}"
+        self.count += 1
+
+    def report(self, api: str, out: list[Any]) -> None:
+        """Append one `StreamFailed` when anything was skipped."""
+        if self.count:
+            out.append(StreamFailed(f"skipped {self.count} malformed {self.what} of a {api} frame; {self.what}{self.first}"))
+
+
+def error_text(api: str, error: Any) -> str:
+    """A provider's error object (OpenAI, Anthropic or Gemini form, or a bare string) as one line.
+
+    Names the provider's code, type or status and its message: `openai-chat error
+    (invalid_api_key, invalid_request_error): Incorrect API key provided`.
+    """
+    if type(error) is str:
+        return f"{api} error: {error[:1000]}"
+    details: list[str] = []
+    for name in ("code", "type", "status"):
+        value = field(error, name)
+        if value is not None and type(value) in (str, int) and str(value) not in details:
+            details.append(str(value))
+    message = field(error, "message")
+    text = message[:1000] if type(message) is str else "no message"
+    return f"{api} error ({', '.join(details)}): {text}" if details else f"{api} error: {text}"

@@ -35,8 +35,13 @@ from toolwire.deltas import (
     UsageReport,
 )
 
-from .._frames import field
+from toolwire.exceptions import MalformedFrameError
+
+from .._frames import NOT_OBJECTS, Skipped, error_text, field, int_of, items_of, maybe_text, object_of, text_of, wrong
+from ._custom import custom_input
 from ._usage import CHAT_FINISH_REASONS, chat_usage
+
+API = "openai-chat"
 
 _REFUSAL_END = {"openai": {"refusal": True}}
 _TOOL_CALLS_ONLY = frozenset({"tool_calls"})
@@ -71,29 +76,41 @@ class ChatDecoder:
         piece = self._arguments_only(frame) if type(frame) is dict else self._sdk_arguments_only(frame)
         if piece is not None:
             return [piece]
-        choices = field(frame, "choices")
+        choices = items_of(frame, "choices", "choices") if field(frame, "choices") is not None else None
         if choices is None:
             return self._not_a_chunk(frame)
         out: list[Delta] = []
         if not self._started:
             self._started = True
-            out.append(MessageStarted(message_id=field(frame, "id")))
-        for choice in choices:
-            delta = field(choice, "delta")
-            if delta is None:
-                message = field(choice, "message")
-                if message is not None:
-                    self._message(field(choice, "index", 0), message, out)
-                    self._finish(choice, out)
-                    continue
-            else:
-                self._delta(field(choice, "index", 0), delta, out)
-            if field(choice, "finish_reason") is not None:
-                self._finish(choice, out)
-        usage = field(frame, "usage")
-        if usage is not None:
-            out.append(UsageReport(chat_usage(usage)))
+            out.append(MessageStarted(message_id=maybe_text(frame, "id", "id")))
+        skipped = Skipped("choices")
+        for position, choice in enumerate(choices):
+            try:
+                self._choice(choice, out)
+            except MalformedFrameError as exc:
+                skipped.add(position, exc)
+        skipped.report(API, out)
+        try:
+            usage = object_of(frame, "usage", "usage")
+            if usage is not None:
+                out.append(UsageReport(chat_usage(usage)))
+        except MalformedFrameError as exc:  # the content read above is kept
+            out.append(StreamFailed(f"skipped the malformed usage of a {API} frame: {exc}"))
         return out
+
+    def _choice(self, choice: Any, out: list[Delta]) -> None:
+        index = int_of(choice, "index", "index")
+        delta = object_of(choice, "delta", "delta")
+        if delta is None:
+            message = object_of(choice, "message", "message")
+            if message is not None:
+                self._message(index, message, out)
+                self._finish(index, choice, out)
+                return
+        else:
+            self._delta(index, delta, out)
+        if field(choice, "finish_reason") is not None:
+            self._finish(index, choice, out)
 
     def close(self) -> list[Delta]:
         """End of stream: calls and parts of choices that never sent a finish_reason end here."""
@@ -109,6 +126,12 @@ class ChatDecoder:
     # -- the hot path: a chunk that only carries more argument text for an open call -----------
 
     def _arguments_only(self, frame: dict[str, Any]) -> ToolArgsPiece | None:
+        try:
+            return self._dict_arguments_only(frame)
+        except (AttributeError, TypeError, KeyError):  # a field of the wrong type: the general path names it
+            return None
+
+    def _dict_arguments_only(self, frame: dict[str, Any]) -> ToolArgsPiece | None:
         choices = frame.get("choices")
         if not choices or len(choices) != 1 or frame.get("usage") is not None:
             return None
@@ -156,48 +179,46 @@ class ChatDecoder:
     def _not_a_chunk(self, frame: Any) -> list[Delta]:
         kind = field(frame, "type")
         if kind == "chunk":  # `client.chat.completions.stream()` helper event wrapping a chunk
-            return self.feed(field(frame, "chunk"))
+            chunk = object_of(frame, "chunk", "chunk")
+            return [] if chunk is None else self.feed(chunk)
         error = field(frame, "error")
         if error is not None:
-            return [StreamFailed(_error_text(error))]
+            return [StreamFailed(error_text(API, error))]
         return []
 
     # -- streamed chunks -----------------------------------------------------------------------
 
     def _delta(self, choice: int, delta: Any, out: list[Delta]) -> None:
-        tool_calls = field(delta, "tool_calls")
-        if tool_calls:
-            for call in tool_calls:
-                self._call_delta(choice, call, out)
+        for position, call in enumerate(items_of(delta, "tool_calls", "delta.tool_calls")):
+            self._call_delta(choice, call, f"delta.tool_calls[{position}]", out)
         reasoning = _reasoning_text(delta)
         if reasoning:
             self._reasoning(choice, reasoning, out)
-        content = field(delta, "content")
-        if content:
-            if type(content) is str:
-                self._text(("text", choice), choice, content, out)
+        for is_reasoning, text in _content_pieces(field(delta, "content"), "delta.content"):
+            if is_reasoning:
+                self._reasoning(choice, text, out)
             else:
-                for is_reasoning, text in _content_pieces(content):
-                    if is_reasoning:
-                        self._reasoning(choice, text, out)
-                    else:
-                        self._text(("text", choice), choice, text, out)
-        refusal = field(delta, "refusal")
+                self._text(("text", choice), choice, text, out)
+        refusal = text_of(delta, "refusal", "delta.refusal")
         if refusal:
             self._text(("refusal", choice), choice, refusal, out)
-        legacy = field(delta, "function_call")
+        legacy = object_of(delta, "function_call", "delta.function_call")
         if legacy is not None:
-            self._call_delta(choice, {"index": -1, "function": legacy}, out)
+            self._call_delta(choice, {"index": -1, "function": legacy}, "delta.function_call", out)
 
-    def _call_delta(self, choice: int, call: Any, out: list[Delta]) -> None:
+    def _call_delta(self, choice: int, call: Any, where: str, out: list[Delta]) -> None:
+        if isinstance(call, NOT_OBJECTS):
+            raise wrong(where, "an object", call)
         index = field(call, "index")
-        call_id = field(call, "id")
+        if index is not None and type(index) is not int:
+            raise wrong(f"{where}.index", "an integer", index)
+        call_id = maybe_text(call, "id", f"{where}.id")
         if index is None:  # servers that leave out the index: continue the last call, or start one
             last = self._last_index.get(choice, -1)
             index = last + 1 if call_id is not None or last < 0 else last
         slot = (choice, index)
-        function = field(call, "function")
-        name = field(function, "name") if function is not None else None
+        function = object_of(call, "function", f"{where}.function")
+        name = maybe_text(function, "name", f"{where}.function.name") if function is not None else None
         open_call = self._calls.get(slot)
         if open_call is None or (
             call_id is not None and open_call.call_id is not None and call_id != open_call.call_id
@@ -212,7 +233,7 @@ class ChatDecoder:
             open_call.named = True
             out.append(ToolCallStarted(slot, open_call.call_id or call_id, name))
         if function is not None:
-            arguments = _arguments_text(field(function, "arguments"))
+            arguments = _arguments_text(field(function, "arguments"), f"{where}.function.arguments")
             if arguments:
                 out.append(ToolArgsPiece(open_call.key, arguments))
 
@@ -234,9 +255,8 @@ class ChatDecoder:
             end = _REFUSAL_END if isinstance(key, tuple) and key[0] == "refusal" else None
             out.append(PartFinished(key, end))
 
-    def _finish(self, choice: Any, out: list[Delta]) -> None:
-        index = field(choice, "index", 0)
-        raw = field(choice, "finish_reason")
+    def _finish(self, index: int, choice: Any, out: list[Delta]) -> None:
+        raw = maybe_text(choice, "finish_reason", "finish_reason")
         for slot in [s for s in self._calls if s[0] == index]:
             open_call = self._calls.pop(slot)
             if raw != "length":  # cut by the output limit: the core reports the call as incomplete
@@ -248,8 +268,7 @@ class ChatDecoder:
     # -- whole completions ---------------------------------------------------------------------
 
     def _message(self, choice: int, message: Any, out: list[Delta]) -> None:
-        content = field(message, "content")
-        pieces = [(False, content)] if type(content) is str else _content_pieces(content) if content else []
+        pieces = _content_pieces(field(message, "content"), "message.content")
         reasoning = "".join([_reasoning_text(message) or "", *(text for is_reasoning, text in pieces if is_reasoning)])
         if reasoning:
             out.append(ReasoningPiece(("reasoning", choice), reasoning))
@@ -258,57 +277,84 @@ class ChatDecoder:
         if text:
             out.append(TextPiece(("text", choice), text))
             out.append(PartFinished(("text", choice)))
-        refusal = field(message, "refusal")
+        refusal = text_of(message, "refusal", "message.refusal")
         if refusal:
             out.append(TextPiece(("refusal", choice), refusal))
             out.append(PartFinished(("refusal", choice), _REFUSAL_END))
-        for position, call in enumerate(field(message, "tool_calls") or ()):
-            out.append(_complete_call((choice, position), call))
-        legacy = field(message, "function_call")
+        skipped = Skipped("message.tool_calls")
+        for position, call in enumerate(items_of(message, "tool_calls", "message.tool_calls")):
+            try:
+                out.append(_complete_call((choice, position), call))
+            except MalformedFrameError as exc:
+                skipped.add(position, exc)
+        skipped.report(API, out)
+        legacy = object_of(message, "function_call", "message.function_call")
         if legacy is not None:
-            arguments = _arguments_text(field(legacy, "arguments"))
-            out.append(ToolCallComplete((choice, -1), None, field(legacy, "name"), arguments))
+            arguments = _arguments_text(field(legacy, "arguments"), "message.function_call.arguments")
+            name = maybe_text(legacy, "name", "message.function_call.name")
+            out.append(ToolCallComplete((choice, -1), None, name, arguments))
 
 
 def _complete_call(key: tuple[int, int], call: Any) -> ToolCallComplete:
-    """A whole `tool_calls[]` entry: a function call (JSON text) or a custom call (raw text)."""
-    custom = field(call, "custom")
+    """A whole `tool_calls[]` entry: a function call (JSON text) or a custom call (raw text, see `custom_input`)."""
+    if isinstance(call, NOT_OBJECTS):
+        raise wrong("", "an object", call)
+    call_id = maybe_text(call, "id", ".id")
+    custom = object_of(call, "custom", ".custom")
     if field(call, "type") == "custom" and custom is not None:
         return ToolCallComplete(
             key,
-            field(call, "id"),
-            field(custom, "name"),
-            input={"input": field(custom, "input", "")},
+            call_id,
+            maybe_text(custom, "name", ".custom.name"),
+            input=custom_input(text_of(custom, "input", ".custom.input")),
             has_input=True,
             provider_metadata={"openai": {"custom": True}},
         )
-    function = field(call, "function")
-    arguments = _arguments_text(field(function, "arguments"))
-    return ToolCallComplete(key, field(call, "id"), field(function, "name"), arguments)
+    function = object_of(call, "function", ".function")
+    if function is None:
+        raise wrong(".function", "an object", None)
+    arguments = _arguments_text(field(function, "arguments"), ".function.arguments")
+    return ToolCallComplete(key, call_id, maybe_text(function, "name", ".function.name"), arguments)
 
 
-def _arguments_text(value: Any) -> str:
+def _arguments_text(value: Any, where: str) -> str:
     """Argument text; some compatible servers (older Ollama) send the arguments as an object."""
-    if value is None or isinstance(value, str):
+    if value is None or type(value) is str:
         return value or ""
+    if type(value) is not dict:
+        raise wrong(where, "a string (or an object)", value)
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _content_pieces(content: Any) -> list[tuple[bool, str]]:
-    """`(is_reasoning, text)` of a content list of typed chunks (Mistral): text and thinking, in order."""
+def _content_pieces(content: Any, where: str) -> list[tuple[bool, str]]:
+    """`(is_reasoning, text)` of a content string, or of a list of typed chunks (Mistral), in order."""
+    if not content:
+        return []
+    if type(content) is str:
+        return [(False, content)]
+    if type(content) is not list:
+        raise wrong(where, "a string or an array of content chunks", content)
     pieces: list[tuple[bool, str]] = []
-    for chunk in content:
+    for position, chunk in enumerate(content):
         kind = field(chunk, "type")
         if kind == "text":
-            pieces.append((False, str(field(chunk, "text", ""))))
+            pieces.append((False, text_of(chunk, "text", f"{where}[{position}].text")))
         elif kind == "thinking":
-            thinking = field(chunk, "thinking", "")
-            if type(thinking) is str:
-                pieces.append((True, thinking))
-            else:
-                text = "".join(str(field(part, "text", "")) for part in thinking if field(part, "type") == "text")
-                pieces.append((True, text))
+            pieces.append((True, _thinking_text(field(chunk, "thinking"), f"{where}[{position}].thinking")))
     return [piece for piece in pieces if piece[1]]
+
+
+def _thinking_text(thinking: Any, where: str) -> str:
+    """A Mistral thinking chunk's text: a list of text chunks (references and the like carry none)."""
+    if thinking is None or type(thinking) is str:
+        return thinking or ""
+    if type(thinking) is not list:
+        raise wrong(where, "an array of text chunks", thinking)
+    return "".join(
+        text_of(part, "text", f"{where}[{position}].text")
+        for position, part in enumerate(thinking)
+        if field(part, "type") == "text"
+    )
 
 
 def _reasoning_text(message: Any) -> str | None:
@@ -318,9 +364,3 @@ def _reasoning_text(message: Any) -> str | None:
         if isinstance(value, str) and value:
             return value
     return None
-
-
-def _error_text(error: Any) -> str:
-    message = field(error, "message", "unknown error") if not isinstance(error, str) else error
-    code = field(error, "code") if not isinstance(error, str) else None
-    return f"openai-chat error{f' ({code})' if code else ''}: {message}"

@@ -6,7 +6,7 @@ from typing import Any, Final
 
 from toolwire.events import FinishReason, Usage
 
-from .._frames import field
+from .._frames import count_of, object_of
 
 CHAT_FINISH_REASONS: Final[dict[str, FinishReason]] = {
     "stop": "stop",
@@ -26,25 +26,41 @@ INCOMPLETE_REASONS: Final[dict[str, FinishReason]] = {
 
 def chat_usage(usage: Any) -> Usage:
     """`CompletionUsage` (`openai/types/completion_usage.py`) in neutral form."""
-    prompt_details = field(usage, "prompt_tokens_details")
-    completion_details = field(usage, "completion_tokens_details")
+    prompt_details = object_of(usage, "prompt_tokens_details", "usage.prompt_tokens_details")
+    completion_details = object_of(usage, "completion_tokens_details", "usage.completion_tokens_details")
     return Usage(
-        input_tokens=field(usage, "prompt_tokens"),
-        output_tokens=field(usage, "completion_tokens"),
-        total_tokens=field(usage, "total_tokens"),
-        reasoning_tokens=field(completion_details, "reasoning_tokens") if completion_details is not None else None,
-        cached_input_tokens=field(prompt_details, "cached_tokens") if prompt_details is not None else None,
+        input_tokens=count_of(usage, "prompt_tokens", "usage.prompt_tokens"),
+        output_tokens=count_of(usage, "completion_tokens", "usage.completion_tokens"),
+        total_tokens=count_of(usage, "total_tokens", "usage.total_tokens"),
+        reasoning_tokens=(
+            count_of(completion_details, "reasoning_tokens", "usage.completion_tokens_details.reasoning_tokens")
+            if completion_details is not None
+            else None
+        ),
+        cached_input_tokens=(
+            count_of(prompt_details, "cached_tokens", "usage.prompt_tokens_details.cached_tokens")
+            if prompt_details is not None
+            else None
+        ),
     )
 
 
 def responses_usage(usage: Any) -> Usage:
     """`ResponseUsage` (`openai/types/responses/response_usage.py`) in neutral form."""
-    input_details = field(usage, "input_tokens_details")
-    output_details = field(usage, "output_tokens_details")
+    input_details = object_of(usage, "input_tokens_details", "usage.input_tokens_details")
+    output_details = object_of(usage, "output_tokens_details", "usage.output_tokens_details")
     return Usage(
-        input_tokens=field(usage, "input_tokens"),
-        output_tokens=field(usage, "output_tokens"),
-        total_tokens=field(usage, "total_tokens"),
-        reasoning_tokens=field(output_details, "reasoning_tokens") if output_details is not None else None,
-        cached_input_tokens=field(input_details, "cached_tokens") if input_details is not None else None,
+        input_tokens=count_of(usage, "input_tokens", "usage.input_tokens"),
+        output_tokens=count_of(usage, "output_tokens", "usage.output_tokens"),
+        total_tokens=count_of(usage, "total_tokens", "usage.total_tokens"),
+        reasoning_tokens=(
+            count_of(output_details, "reasoning_tokens", "usage.output_tokens_details.reasoning_tokens")
+            if output_details is not None
+            else None
+        ),
+        cached_input_tokens=(
+            count_of(input_details, "cached_tokens", "usage.input_tokens_details.cached_tokens")
+            if input_details is not None
+            else None
+        ),
     )

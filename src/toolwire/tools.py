@@ -265,6 +265,11 @@ def create_tool(
 
 _EMPTY_OBJECT: Mapping[str, Any] = {"type": "object", "properties": {}}
 
+STRING_INPUT_KEY = "input"
+"""The one property wrapping a free-form (string) input where a provider needs an object:
+custom tool calls decoded as `{"input": text}`, and string-input tools sent to providers
+without free-form tools. Tools whose input schema is a string get the text itself."""
+
 
 def _check_id(tool_id: Any) -> str:
     if not isinstance(tool_id, str) or not tool_id.strip():

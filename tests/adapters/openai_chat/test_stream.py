@@ -362,7 +362,7 @@ class TestBrokenInput:
         decoded = events(
             [chunk({"content": "a"}), {"error": {"message": "overloaded", "type": "server_error", "code": "503"}}]
         )
-        assert {"type": "error", "errorText": "openai-chat error (503): overloaded"} in decoded
+        assert {"type": "error", "errorText": "openai-chat error (503, server_error): overloaded"} in decoded
         assert decoded[-1] == {"type": "finish", "finishReason": "error"}
 
     def test_unknown_frames_and_fields_are_ignored(self, events: Events) -> None:
