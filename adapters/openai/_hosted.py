@@ -17,7 +17,7 @@ from typing import Any, Final, Literal
 
 from toolwire.deltas import Delta, ToolCallComplete, ToolCallFinished, ToolCallStarted, ToolOutput
 
-from .._frames import field
+from .._frames import field, text_of
 
 Execution = Literal["server", "client"]
 """Who runs a hosted call: the API itself, or the application (`providerMetadata.openai.execution`)."""
@@ -97,10 +97,10 @@ HOSTED: Final[dict[str, Hosted]] = {
     "image_generation_call": Hosted(
         "image_generation", lambda i: {}, lambda i: _pick(i, "status", "result", "revised_prompt", "output_format")
     ),
-    "mcp_call": Hosted(_mcp_name, lambda i: field(i, "arguments", ""), arguments_text=True),
+    "mcp_call": Hosted(_mcp_name, lambda i: text_of(i, "arguments", "item.arguments"), arguments_text=True),
     "mcp_list_tools": Hosted("mcp_list_tools", lambda i: _pick(i, "server_label"), lambda i: _pick(i, "tools")),
     "mcp_approval_request": Hosted(
-        _mcp_name, lambda i: field(i, "arguments", ""), execution="client", arguments_text=True
+        _mcp_name, lambda i: text_of(i, "arguments", "item.arguments"), execution="client", arguments_text=True
     ),
     "tool_search_call": Hosted(
         "tool_search",

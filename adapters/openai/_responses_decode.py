@@ -6,14 +6,17 @@ by `<rs id>:summary:<index>`. Event shapes: `openai/types/responses/response_str
 
 - Function calls: `output_item.added` starts, `function_call_arguments.delta` streams,
   `.done` (or `output_item.done`) ends with the full text, which wins over the fragments.
-- Custom tools send raw text, not JSON; toolwire reports their input as `{"input": text}` and
-  streams it as the JSON text of that object, so every `tool-input-delta` is JSON text.
+- Custom tools send raw text, not JSON; toolwire reports their input as `{"input": text}`
+  (`_custom`: a tool whose input schema is a string gets the text itself) and streams it as
+  the JSON text of that object, so every `tool-input-delta` is JSON text.
 - Reasoning: summaries (and raw `reasoning_text`) become reasoning parts; each ends with
   `providerMetadata.openai.itemId` (and `reasoningEncryptedContent` on the item's first part),
   so `encode_messages` can send the reasoning item back. A reasoning item with no text still
   yields an empty reasoning part carrying that metadata.
 - Items of built-in tools are provider-executed calls (`_hosted`).
-- `response.completed` / `incomplete` / `failed` and `error` give the finish reason and usage.
+- `response.completed` / `incomplete` / `failed` and `error` give the finish reason and usage;
+  an HTTP error body (`{"error": {...}}`), the `error` event and a failed response become an
+  `error` event with the provider's code and message.
 """
 
 from __future__ import annotations
@@ -37,10 +40,14 @@ from toolwire.deltas import (
 )
 from toolwire.events import FinishReason
 
-from .._frames import field
+from toolwire.exceptions import MalformedFrameError
+
+from .._frames import Skipped, error_text, field, int_of, items_of, maybe_text, object_of, text_of, wrong
+from ._custom import custom_input
 from ._hosted import HOSTED, OUTPUT_ITEMS, call_id_of, completed, output_item, started, to_json
 from ._usage import INCOMPLETE_REASONS, responses_usage
 
+API = "openai-responses"
 _ARGUMENTS_DELTA = "response.function_call_arguments.delta"
 _CUSTOM_OPEN = '{"input":"'
 _CUSTOM_CLOSE = '"}'
@@ -95,10 +102,19 @@ class ResponsesDecoder:
         attributes = frame if type(frame) is dict else getattr(frame, "__dict__", None) or {}
         kind = attributes.get("type")
         if kind == _ARGUMENTS_DELTA:  # the hot path
-            return [ToolArgsPiece(attributes.get("item_id"), attributes.get("delta") or "")]
+            delta = attributes.get("delta")
+            if type(delta) is str:
+                return [ToolArgsPiece(attributes.get("item_id"), delta)]
+            return [ToolArgsPiece(attributes.get("item_id"), text_of(frame, "delta", "delta"))]
         if kind is None:
-            return self._whole(frame) if field(frame, "object") == "response" else []
-        handler = self._handlers.get(kind)
+            if field(frame, "object") == "response":
+                return self._whole(frame)
+            error = field(frame, "error")
+            if error is not None:  # an HTTP error body
+                self._done = True
+                return [StreamFailed(error_text(API, error))]
+            return []
+        handler = self._handlers.get(kind) if type(kind) is str else None
         return handler(frame) if handler is not None else []
 
     def close(self) -> list[Delta]:
@@ -112,26 +128,31 @@ class ResponsesDecoder:
     # -- deltas ------------------------------------------------------------------------------
 
     def _text_delta(self, frame: Any) -> list[Delta]:
-        key = self._part(field(frame, "item_id"), "message", f":{field(frame, 'content_index', 0)}")
-        return [TextPiece(key, field(frame, "delta", ""))]
+        key = self._part(frame, "message", ":", "content_index")
+        return [TextPiece(key, text_of(frame, "delta", "delta"))]
 
     def _refusal_delta(self, frame: Any) -> list[Delta]:
-        key = self._part(field(frame, "item_id"), "message", f":refusal:{field(frame, 'content_index', 0)}")
-        return [TextPiece(key, field(frame, "delta", ""))]
+        key = self._part(frame, "message", ":refusal:", "content_index")
+        return [TextPiece(key, text_of(frame, "delta", "delta"))]
 
     def _summary_part(self, frame: Any) -> list[Delta]:
-        key = self._part(field(frame, "item_id"), "reasoning", f":summary:{field(frame, 'summary_index', 0)}")
+        key = self._part(frame, "reasoning", ":summary:", "summary_index")
         return [ReasoningPiece(key, "")]
 
     def _summary_delta(self, frame: Any) -> list[Delta]:
-        key = self._part(field(frame, "item_id"), "reasoning", f":summary:{field(frame, 'summary_index', 0)}")
-        return [ReasoningPiece(key, field(frame, "delta", ""))]
+        key = self._part(frame, "reasoning", ":summary:", "summary_index")
+        return [ReasoningPiece(key, text_of(frame, "delta", "delta"))]
 
     def _reasoning_text_delta(self, frame: Any) -> list[Delta]:
-        key = self._part(field(frame, "item_id"), "reasoning", f":content:{field(frame, 'content_index', 0)}")
-        return [ReasoningPiece(key, field(frame, "delta", ""))]
+        key = self._part(frame, "reasoning", ":content:", "content_index")
+        return [ReasoningPiece(key, text_of(frame, "delta", "delta"))]
 
-    def _part(self, item_id: str, kind: str, suffix: str) -> str:
+    def _part(self, frame: Any, kind: str, infix: str, index_name: str) -> str:
+        """The key of the text or reasoning part a delta event names (item id, infix, index)."""
+        item_id = maybe_text(frame, "item_id", "item_id")
+        return self._part_key(str(item_id), kind, f"{infix}{int_of(frame, index_name, index_name)}")
+
+    def _part_key(self, item_id: str, kind: str, suffix: str) -> str:
         """The key of a text or reasoning part, remembered on its item so the item's end closes it."""
         key = f"{item_id}{suffix}"
         item = self._items.get(item_id)
@@ -142,68 +163,68 @@ class ResponsesDecoder:
         return key
 
     def _custom_delta(self, frame: Any) -> list[Delta]:
-        item_id = field(frame, "item_id")
-        item = self._items.get(item_id)
+        item_id = maybe_text(frame, "item_id", "item_id")
+        item = self._items.get(item_id) if item_id is not None else None
         if item is None:  # never added: its `output_item.done` brings the whole call
             return []
-        text = json.dumps(field(frame, "delta", ""), ensure_ascii=False)[1:-1]
+        text = json.dumps(text_of(frame, "delta", "delta"), ensure_ascii=False)[1:-1]
         if not item.custom_open:
             item.custom_open = True
             text = _CUSTOM_OPEN + text
         return [ToolArgsPiece(item_id, text)]
 
     def _arguments_done(self, frame: Any) -> list[Delta]:
-        item_id = field(frame, "item_id")
-        item = self._items.get(item_id)
+        item_id = maybe_text(frame, "item_id", "item_id")
+        item = self._items.get(item_id) if item_id is not None else None
         if item is None:  # never added: its `output_item.done` brings the whole call
             return []
+        arguments = text_of(frame, "arguments", "arguments")
         item.finished = True
-        return [ToolCallFinished(item_id, arguments=field(frame, "arguments", ""))]
+        return [ToolCallFinished(item_id, arguments=arguments)]
 
     def _custom_done(self, frame: Any) -> list[Delta]:
-        item_id = field(frame, "item_id")
-        item = self._items.get(item_id)
+        item_id = maybe_text(frame, "item_id", "item_id")
+        item = self._items.get(item_id) if item_id is not None else None
         if item is None:
             return []
+        return self._custom_end(item_id, item, text_of(frame, "input", "input"))
+
+    def _custom_end(self, item_id: str, item: _Item, text: str) -> list[Delta]:
         deltas: list[Delta] = []
         if item.custom_open:
             deltas.append(ToolArgsPiece(item_id, _CUSTOM_CLOSE))
         item.finished = True
-        deltas.append(ToolCallFinished(item_id, input={"input": field(frame, "input", "")}, has_input=True))
+        deltas.append(ToolCallFinished(item_id, input=custom_input(text), has_input=True))
         return deltas
 
     # -- items -------------------------------------------------------------------------------
 
     def _item_added(self, frame: Any) -> list[Delta]:
-        item = field(frame, "item")
+        item = _item_of(frame)
         kind = field(item, "type")
-        item_id = field(item, "id")
-        if item_id is not None and item_id not in self._items:
-            self._items[item_id] = _Item(kind)
-        if kind == "function_call":
-            deltas: list[Delta] = [
-                ToolCallStarted(
-                    item_id, field(item, "call_id"), field(item, "name"), provider_metadata=_call_metadata(item)
-                )
-            ]
-            arguments = field(item, "arguments")
+        item_id = maybe_text(item, "id", "item.id")
+        if kind in ("function_call", "custom_tool_call"):
+            # read before anything is remembered: a malformed call is skipped whole, with one error
+            call_id = maybe_text(item, "call_id", "item.call_id")
+            name = maybe_text(item, "name", "item.name")
+            arguments = text_of(item, "arguments", "item.arguments") if kind == "function_call" else ""
+            if item_id is not None and item_id not in self._items:
+                self._items[item_id] = _Item(kind)
+            deltas: list[Delta] = [ToolCallStarted(item_id, call_id, name, provider_metadata=_call_metadata(item))]
             if arguments:
                 deltas.append(ToolArgsPiece(item_id, arguments))
             return deltas
-        if kind == "custom_tool_call":
-            return [
-                ToolCallStarted(
-                    item_id, field(item, "call_id"), field(item, "name"), provider_metadata=_call_metadata(item)
-                )
-            ]
-        spec = HOSTED.get(kind)
+        if item_id is not None and item_id not in self._items and type(kind) is str:
+            self._items[item_id] = _Item(kind)
+        spec = HOSTED.get(kind) if type(kind) is str else None
         if spec is not None:
             return [started(item, spec)]
         return []
 
     def _item_done(self, frame: Any) -> list[Delta]:
-        item = field(frame, "item")
-        known = self._items.get(field(item, "id"))
+        item = _item_of(frame)
+        item_id = maybe_text(item, "id", "item.id")
+        known = self._items.get(item_id) if item_id is not None else None
         if known is not None and known.finished:
             return []
         return self._item(item, opened=known is not None)
@@ -211,30 +232,31 @@ class ResponsesDecoder:
     def _item(self, item: Any, *, opened: bool) -> list[Delta]:
         """Deltas that end an item (`opened`: its start was streamed; else it arrives whole)."""
         kind = field(item, "type")
-        item_id = field(item, "id")
+        item_id = maybe_text(item, "id", "item.id")
         if kind == "function_call":
-            arguments = field(item, "arguments", "")
+            arguments = text_of(item, "arguments", "item.arguments")
             if opened:
                 return [ToolCallFinished(item_id, arguments=arguments)]
             return [
                 ToolCallComplete(
                     item_id,
-                    field(item, "call_id"),
-                    field(item, "name"),
+                    maybe_text(item, "call_id", "item.call_id"),
+                    maybe_text(item, "name", "item.name"),
                     arguments,
                     provider_metadata=_call_metadata(item),
                 )
             ]
         if kind == "custom_tool_call":
-            value = {"input": field(item, "input", "")}
-            if opened:
-                return self._custom_done({"item_id": item_id, "input": value["input"]})
+            text = text_of(item, "input", "item.input")
+            known = self._items.get(item_id) if opened and item_id is not None else None
+            if known is not None:
+                return self._custom_end(str(item_id), known, text)
             return [
                 ToolCallComplete(
                     item_id,
-                    field(item, "call_id"),
-                    field(item, "name"),
-                    input=value,
+                    maybe_text(item, "call_id", "item.call_id"),
+                    maybe_text(item, "name", "item.name"),
+                    input=custom_input(text),
                     has_input=True,
                     provider_metadata=_call_metadata(item),
                 )
@@ -243,14 +265,14 @@ class ResponsesDecoder:
             return self._message_done(item, opened=opened)
         if kind == "reasoning":
             return self._reasoning_done(item, opened=opened)
-        spec = HOSTED.get(kind)
+        spec = HOSTED.get(kind) if type(kind) is str else None
         if spec is not None:
             if spec.runs_on(item) == "client":
                 self._client_action = True
             if kind == "tool_search_call":
                 self._last_tool_search = call_id_of(item)
             return completed(item, spec, opened=opened)
-        if kind in OUTPUT_ITEMS:
+        if type(kind) is str and kind in OUTPUT_ITEMS:
             call_id = field(item, "call_id") or (self._last_tool_search if kind == "tool_search_output" else None)
             return [output_item(item, str(call_id))] if call_id else []
         return []
@@ -264,12 +286,13 @@ class ResponsesDecoder:
         state = self._items.pop(item_id, None)
         deltas: list[Delta] = []
         if not opened or state is None or not state.parts:
-            for index, part in enumerate(field(item, "content") or ()):
+            for index, part in enumerate(items_of(item, "content", "item.content")):
                 kind = field(part, "type")
                 if kind not in ("output_text", "refusal"):
                     continue
                 key = f"{item_id}:{index}" if kind == "output_text" else f"{item_id}:refusal:{index}"
-                deltas.append(TextPiece(key, field(part, "text" if kind == "output_text" else "refusal", "")))
+                name = "text" if kind == "output_text" else "refusal"
+                deltas.append(TextPiece(key, text_of(part, name, f"item.content[{index}].{name}")))
                 deltas.append(PartFinished(key, _end(end, kind)))
             return deltas
         for part_key in state.parts:
@@ -287,12 +310,12 @@ class ResponsesDecoder:
         keys = list(state.parts) if opened and state is not None else []
         deltas: list[Delta] = []
         if not keys:
-            for index, summary in enumerate(field(item, "summary") or ()):
+            for index, summary in enumerate(items_of(item, "summary", "item.summary")):
                 keys.append(f"{item_id}:summary:{index}")
-                deltas.append(ReasoningPiece(keys[-1], field(summary, "text", "")))
-            for index, content in enumerate(field(item, "content") or ()):
+                deltas.append(ReasoningPiece(keys[-1], text_of(summary, "text", f"item.summary[{index}].text")))
+            for index, content in enumerate(items_of(item, "content", "item.content")):
                 keys.append(f"{item_id}:content:{index}")
-                deltas.append(ReasoningPiece(keys[-1], field(content, "text", "")))
+                deltas.append(ReasoningPiece(keys[-1], text_of(content, "text", f"item.content[{index}].text")))
         if not keys:
             keys.append(item_id)
             deltas.append(ReasoningPiece(item_id, ""))
@@ -309,30 +332,33 @@ class ResponsesDecoder:
         if self._started:
             return []
         self._started = True
-        response = field(frame, "response")
-        response_id = field(response, "id") if response is not None else None
+        response = object_of(frame, "response", "response")
+        response_id = maybe_text(response, "id", "response.id") if response is not None else None
         return [MessageStarted(message_id=response_id, provider_metadata=_response_metadata(response_id))]
 
     def _ended(self, frame: Any) -> list[Delta]:
-        return self._finish(field(frame, "response"))
+        self._done = True
+        response = object_of(frame, "response", "response")
+        if response is None and field(frame, "type") == "response.failed":
+            return [StreamFailed(f"{API} error: the response failed (no details)")]
+        return self._finish(response)
 
     def _finish(self, response: Any) -> list[Delta]:
         self._done = True
         if response is None:
             return []
-        status = field(response, "status")
-        usage = field(response, "usage")
+        status = maybe_text(response, "status", "response.status")
+        usage = object_of(response, "usage", "response.usage")
         deltas: list[Delta] = []
         reason: FinishReason
         if status == "failed":
             error = field(response, "error")
-            message = field(error, "message", "the response failed") if error is not None else "the response failed"
-            code = field(error, "code") if error is not None else None
-            deltas.append(StreamFailed(f"openai-responses failed{f' ({code})' if code else ''}: {message}"))
+            text = error_text(API, error) if error is not None else f"{API} error: the response failed (no details)"
+            deltas.append(StreamFailed(text))
             reason = "error"
         elif status == "incomplete":
-            details = field(response, "incomplete_details")
-            raw = field(details, "reason") if details is not None else None
+            details = object_of(response, "incomplete_details", "response.incomplete_details")
+            raw = maybe_text(details, "reason", "response.incomplete_details.reason") if details is not None else None
             reason = INCOMPLETE_REASONS.get(raw or "", "other")
             status = f"incomplete:{raw}" if raw else status
         elif status == "completed":
@@ -344,24 +370,45 @@ class ResponsesDecoder:
                 reason,
                 raw_reason=status,
                 usage=responses_usage(usage) if usage is not None else None,
-                provider_metadata=_response_metadata(field(response, "id")),
+                provider_metadata=_response_metadata(maybe_text(response, "id", "response.id")),
             )
         )
         return deltas
 
     def _error(self, frame: Any) -> list[Delta]:
+        """The `error` event: `code`/`message` on the event (the SDK's shape) or in a nested `error` object."""
         self._done = True
-        code = field(frame, "code")
-        message = field(frame, "message", "unknown error")
-        return [StreamFailed(f"openai-responses error{f' ({code})' if code else ''}: {message}")]
+        nested = field(frame, "error")
+        if nested is None:  # the event's own `type` is "error", not the error's type
+            nested = {"code": field(frame, "code"), "message": field(frame, "message")}
+        return [StreamFailed(error_text(API, nested))]
 
     def _whole(self, response: Any) -> list[Delta]:
         """A non-streaming `response` object: the same deltas its stream would give."""
         deltas = self._created({"response": response})
-        for item in field(response, "output") or ():
-            deltas.extend(self._item(item, opened=False))
+        skipped = Skipped("output items")
+        for position, item in enumerate(items_of(response, "output", "output")):
+            try:
+                deltas.extend(self._item(_checked_item(item), opened=False))
+            except MalformedFrameError as exc:
+                skipped.add(position, exc)
+        skipped.report(API, deltas)
         deltas.extend(self._finish(response))
         return deltas
+
+
+def _item_of(frame: Any) -> Any:
+    """The `item` of an `output_item` event."""
+    item = object_of(frame, "item", "item")
+    if item is None:
+        raise wrong("item", "an object", None)
+    return item
+
+
+def _checked_item(item: Any) -> Any:
+    if item is None or isinstance(item, (str, int, float, list)):
+        raise wrong("", "an object", item)
+    return item
 
 
 def _call_metadata(item: Any) -> dict[str, Any]:

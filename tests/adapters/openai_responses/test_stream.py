@@ -660,7 +660,7 @@ class TestFailures:
     def test_a_failed_response_is_an_error_and_finishes_with_error(self, events: Events) -> None:
         decoded = events(stream(status="failed", error={"code": "server_error", "message": "boom"}))
         assert decoded[-2:] == [
-            {"type": "error", "errorText": "openai-responses failed (server_error): boom"},
+            {"type": "error", "errorText": "openai-responses error (server_error): boom"},
             {
                 "type": "finish",
                 "finishReason": "error",
