@@ -35,7 +35,9 @@ from toolwire.deltas import (
 )
 from toolwire.events import FinishReason, ProviderMetadata, Usage
 
-from .._frames import field
+from toolwire.exceptions import MalformedFrameError
+
+from .._frames import Skipped, error_text, field, items_of, maybe_text, object_of, text_of, wrong
 
 STOP_REASONS: Final[dict[str, FinishReason]] = {
     "end_turn": "stop",
@@ -61,6 +63,7 @@ _PAYLOADS: Final[dict[Any, str]] = {
 }
 """The field that carries each delta type's payload (`anthropic/types/raw_content_block_delta.py`)."""
 
+API = "anthropic"
 BlockKind = Literal["tool", "text", "reasoning"]
 Deltas = tuple[Delta, ...] | list[Delta]
 _NONE: Final[tuple[Delta, ...]] = ()
@@ -116,7 +119,10 @@ class AnthropicDecoder:
                         return (TextPiece(index + self._base, text),)
                 return self._block_delta(getattr(frame, "index", None), delta)
         handler = self._handlers.get(kind) if type(kind) is str else None
-        return _NONE if handler is None else handler(frame)
+        if handler is None:
+            # a proxy's error body without Anthropic's `"type": "error"` is still an error
+            return self._error(frame) if kind is None and field(frame, "error") is not None else _NONE
+        return handler(frame)
 
     def close(self) -> Deltas:
         """A stream cut before `message_stop` is an error (open calls are refused by the core)."""
@@ -147,18 +153,18 @@ class AnthropicDecoder:
     def _other_delta(self, key: int, kind: Any, value: Any) -> Deltas:
         if kind == "thinking_delta" and type(value) is str:
             return (ReasoningPiece(key, value),)
-        if kind == "signature_delta":
+        if kind == "signature_delta" and (value is None or type(value) is str):
             return (ReasoningPiece(key, "", _anthropic(signature=value)),)
         if kind == "citations_delta":
             self._citations.setdefault(key, []).append(_json(value))
             return _NONE
         if kind in _PAYLOADS:
-            return (StreamFailed(f"skipped an unreadable `{kind}`: its `{_PAYLOADS[kind]}` is not a string"),)
+            return (StreamFailed(f"skipped an unreadable {API} `{kind}`: its `{_PAYLOADS[kind]}` is not a string"),)
         return _NONE
 
     def _block_start(self, frame: Any) -> Deltas:
         index = field(frame, "index")
-        block = field(frame, "content_block")
+        block = object_of(frame, "content_block", "content_block")
         if type(index) is not int or block is None:
             return (StreamFailed(f"content_block_start without an index or a content block: {frame!r:.80}"),)
         key = index + self._base
@@ -185,22 +191,26 @@ class AnthropicDecoder:
     def _block(self, key: int, block: Any, *, whole: bool) -> Deltas:
         """Deltas for a block's start (`whole`: the block is complete, as in a non-streamed message)."""
         kind = field(block, "type")
+        if type(kind) is not str:
+            return _NONE
         if kind in CALL_BLOCKS:
             return self._call(key, kind, block, whole)
         if kind == "text":
             return self._text(key, block, whole)
         if kind == "thinking":
-            piece = ReasoningPiece(key, field(block, "thinking", ""), _anthropic(signature=field(block, "signature")))
+            signature = maybe_text(block, "signature", "thinking.signature")
+            piece = ReasoningPiece(key, text_of(block, "thinking", "thinking.thinking"), _anthropic(signature=signature))
             return self._part(key, piece, whole)
         if kind == "redacted_thinking":
-            return self._part(key, ReasoningPiece(key, "", _anthropic(redactedData=field(block, "data"))), whole)
-        if isinstance(kind, str) and kind.endswith("_tool_result"):
+            data = maybe_text(block, "data", "redacted_thinking.data")
+            return self._part(key, ReasoningPiece(key, "", _anthropic(redactedData=data)), whole)
+        if kind.endswith("_tool_result"):
             return (_provider_output(kind, block),)
         return _NONE  # container uploads, compaction and blocks this version does not know
 
     def _text(self, key: int, block: Any, whole: bool) -> Deltas:
-        citations = field(block, "citations")
-        piece = TextPiece(key, field(block, "text", ""))
+        citations = items_of(block, "citations", "text.citations")
+        piece = TextPiece(key, text_of(block, "text", "text.text"))
         if whole:
             return (piece, PartFinished(key, _anthropic(citations=_json(citations) if citations else None)))
         if citations:
@@ -215,11 +225,13 @@ class AnthropicDecoder:
         return (piece,)
 
     def _call(self, key: int, kind: str, block: Any, whole: bool) -> Deltas:
-        call_id = field(block, "id")
-        name = field(block, "name")
+        call_id = maybe_text(block, "id", f"{kind}.id")
+        name = maybe_text(block, "name", f"{kind}.name")
         executed = kind != "tool_use"
         metadata = _call_metadata(kind, block)
         raw_input = field(block, "input")
+        if raw_input is not None and type(raw_input) is not dict and isinstance(raw_input, (str, int, float, list)):
+            raise wrong(f"{kind}.input", "an object", raw_input)
         if whole:
             if not raw_input:  # `{}` (or no input): the same events as a stream whose deltas are all empty
                 return (
@@ -252,30 +264,39 @@ class AnthropicDecoder:
 
     def _message(self, message: Any) -> Deltas:
         """A whole message, or the start of a streamed one (its `content` is usually empty)."""
+        if message is not None and isinstance(message, (str, int, float, list)):
+            raise wrong("message", "an object", message)
         self._base = self._next_key
         self._usage = {}
-        out: list[Delta] = [MessageStarted(field(message, "id") if message is not None else None)]
+        out: list[Delta] = [MessageStarted(maybe_text(message, "id", "message.id") if message is not None else None)]
         if message is None:
             return out
-        content = field(message, "content") or ()
+        content = items_of(message, "content", "message.content")
+        skipped = Skipped("content blocks")
         for position, block in enumerate(content):
-            out.extend(self._block(self._base + position, block, whole=True))
+            try:
+                if block is None or isinstance(block, (str, int, float, list)):
+                    raise wrong("", "an object", block)
+                out.extend(self._block(self._base + position, block, whole=True))
+            except MalformedFrameError as exc:
+                skipped.add(position, exc)
+        skipped.report(API, out)
         self._next_key = self._base + len(content)
-        usage = field(message, "usage")
+        usage = object_of(message, "usage", "message.usage")
         if usage is not None:
             out.append(self._usage_report(usage))
-        reason = field(message, "stop_reason")
+        reason = maybe_text(message, "stop_reason", "message.stop_reason")
         if reason is not None:
             out.append(self._finished(reason, message))
         return out
 
     def _message_delta(self, frame: Any) -> Deltas:
         out: list[Delta] = []
-        usage = field(frame, "usage")
+        usage = object_of(frame, "usage", "usage")
         if usage is not None:
             out.append(self._usage_report(usage))
-        delta = field(frame, "delta")
-        reason = field(delta, "stop_reason") if delta is not None else None
+        delta = object_of(frame, "delta", "delta")
+        reason = maybe_text(delta, "stop_reason", "delta.stop_reason") if delta is not None else None
         if reason is not None:
             out.append(self._finished(reason, delta))
         return out
@@ -285,14 +306,13 @@ class AnthropicDecoder:
         return _NONE
 
     def _error(self, frame: Any) -> Deltas:
+        """An error event or HTTP error body (`{"type": "error", "error": {"type", "message"}}`)."""
         error = field(frame, "error")
-        kind = field(error, "type", "error") if error is not None else "error"
-        message = field(error, "message", "no message") if error is not None else "no details"
-        return (StreamFailed(f"Anthropic reported {kind}: {message}"),)
+        return (StreamFailed(error_text(API, error) if error is not None else f"{API} error: no details"),)
 
     def _finished(self, reason: Any, source: Any) -> StepFinished:
         metadata = {
-            "stopSequence": field(source, "stop_sequence"),
+            "stopSequence": maybe_text(source, "stop_sequence", "stop_sequence"),
             "stopDetails": _json(field(source, "stop_details")),
             "container": _json(field(source, "container")),
             "cacheCreationInputTokens": self._usage.get("cache_creation_input_tokens"),
@@ -306,7 +326,7 @@ class AnthropicDecoder:
             value = field(usage, name)
             if type(value) is int:
                 seen[name] = value
-        details = field(usage, "output_tokens_details")
+        details = object_of(usage, "output_tokens_details", "usage.output_tokens_details")
         thinking = field(details, "thinking_tokens") if details is not None else None
         if type(thinking) is int:
             seen["thinking_tokens"] = thinking

@@ -320,7 +320,7 @@ class TestBadInput:
             {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
         ]
         result = events(adapter, frames)
-        assert {"type": "error", "errorText": "Anthropic reported overloaded_error: Overloaded"} in result
+        assert {"type": "error", "errorText": "anthropic error (overloaded_error): Overloaded"} in result
         assert result[-1]["finishReason"] == "error"
 
     def test_a_delta_without_an_index_is_reported_and_the_stream_goes_on(self, adapter: Adapter) -> None:
@@ -339,7 +339,7 @@ class TestBadInput:
         result = events(adapter, stream([start, bad, good, stop]))
         assert result[2] == {
             "type": "error",
-            "errorText": "skipped an unreadable `input_json_delta`: its `partial_json` is not a string",
+            "errorText": "skipped an unreadable anthropic `input_json_delta`: its `partial_json` is not a string",
         }
         assert result[4]["type"] == "tool-input-available"
 
