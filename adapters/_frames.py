@@ -147,8 +147,8 @@ def error_text(api: str, error: Any) -> str:
     details: list[str] = []
     for name in ("code", "type", "status"):
         value = field(error, name)
-        if value is not None and type(value) in (str, int) and str(value) not in details:
-            details.append(str(value))
+        if value is not None and type(value) in (str, int) and str(value)[:80] not in details:
+            details.append(str(value)[:80])
     message = field(error, "message")
     text = message[:1000] if type(message) is str else "no message"
     return f"{api} error ({', '.join(details)}): {text}" if details else f"{api} error: {text}"

@@ -16,7 +16,8 @@ Calls:
 - `executableCode` / `codeExecutionResult` and server-side `toolCall` / `toolResponse` parts
   are provider-executed calls and their outputs.
 
-Finish reasons and usage are mapped in `_finish`.
+Finish reasons and usage are mapped in `_finish`; enums sent as protobuf numbers are named
+by `_enums`. An error body (`{"error": {"code", "message", "status"}}`) is an `error` event.
 """
 
 from __future__ import annotations
@@ -40,11 +41,24 @@ from toolwire.deltas import (
     UsageReport,
 )
 
+from toolwire.exceptions import MalformedFrameError
+
+from .._frames import NOT_OBJECTS, Skipped, error_text, field, int_of, items_of, maybe_text, object_of, text_of, wrong
+from ._enums import (
+    BLOCK_REASON,
+    FINISH_REASON,
+    LANGUAGE,
+    OUTCOME,
+    VERTEX_BLOCK_REASON,
+    VERTEX_FINISH_REASON,
+    enum_name,
+)
 from ._finish import ERROR_EXPLANATIONS, FINISH_REASONS, usage_of
 from ._partial_args import NO_VALUE, JsonPathWriter, Path, PathError, parse_json_path
 from ._sdk import camel_frame, key_style, part_json, response_frame
 from ._wire import CODE_EXECUTION, GENERATED_ID_PREFIX
 
+API = "gemini"
 _TEXT: Final = 1
 _REASONING: Final = 2
 
@@ -91,6 +105,8 @@ class GeminiDecoder:
         self._candidates: dict[int, _Candidate] = {}
         self._paths: dict[str, Path] = {}
         self._snake: bool | None = None
+        self._vertex = False
+        """The response has `createTime`: enums sent as numbers use Vertex AI's numbering."""
         self._streaming: _Candidate | None = None
         """The only candidate, while it has a streamed call open (the per-delta path)."""
 
@@ -115,23 +131,33 @@ class GeminiDecoder:
             out.append(StreamFailed(f"unexpected Gemini frame (not a GenerateContentResponse): {frame!r:.120}"))
             return out
         if self._response_id is None:
-            self._response_id = frame.get("responseId")
+            self._response_id = maybe_text(frame, "responseId", "responseId")
+        if "createTime" in frame:
+            self._vertex = True
         if not self._started:
             self._started = True
-            version = frame.get("modelVersion")
+            version = maybe_text(frame, "modelVersion", "modelVersion")
             metadata = {"google": {"modelVersion": version}} if version else None
             out.append(MessageStarted(self._response_id, metadata))
-        candidates = frame.get("candidates")
+        candidates = items_of(frame, "candidates", "candidates")
         if candidates:
+            skipped = Skipped("candidates")
             for position, candidate in enumerate(candidates):
-                self._candidate(candidate, position, out)
+                try:
+                    self._candidate(candidate, position, out)
+                except MalformedFrameError as exc:
+                    skipped.add(position, exc)
+            skipped.report(API, out)
         else:
             self._without_candidates(frame, out)
-        usage = frame.get("usageMetadata")
+        usage = object_of(frame, "usageMetadata", "usageMetadata")
         if usage is not None and (
             usage.get("totalTokenCount") is not None or usage.get("promptTokenCount") is not None
         ):
-            out.append(UsageReport(usage_of(usage)))
+            try:
+                out.append(UsageReport(usage_of(usage)))
+            except MalformedFrameError as exc:  # the content read above is kept
+                out.append(StreamFailed(f"skipped the malformed usage of a {API} frame: {exc}"))
         return out
 
     def close(self) -> list[Delta]:
@@ -185,8 +211,8 @@ class GeminiDecoder:
     def _one_arg(self, state: _Candidate, arg: Any, raw_path: Any, string: Any, more: Any) -> list[Delta]:
         streamed = state.call
         assert streamed is not None
-        path = self._paths.get(raw_path)
-        if path is None or string is None:
+        path = self._paths.get(raw_path) if type(raw_path) is str else None
+        if path is None or type(string) is not str:
             out: list[Delta] = []
             self._partial_args(streamed, (arg,), out)
             return out
@@ -196,54 +222,57 @@ class GeminiDecoder:
     # -- candidates and parts ----------------------------------------------------------------
 
     def _candidate(self, candidate: Any, position: int, out: list[Delta]) -> None:
-        index = candidate.get("index")
-        if index is None:
-            index = position
+        if type(candidate) is not dict:
+            raise wrong("", "an object", candidate)
+        index = int_of(candidate, "index", "index", position)
         state = self._candidates.get(index)
         if state is None:
             state = self._candidates[index] = _Candidate(index)
             self._streaming = None
             if self._primary is None:
                 self._primary = index
-        content = candidate.get("content")
+        content = object_of(candidate, "content", "content")
         if content is not None:
-            parts = content.get("parts")
-            if parts:
-                for part in parts:
-                    self._part(state, part, out)
+            for position_in_content, part in enumerate(items_of(content, "parts", "content.parts")):
+                if isinstance(part, NOT_OBJECTS) or part is None:
+                    raise wrong(f"content.parts[{position_in_content}]", "an object", part)
+                self._part(state, part, out)
         reason = candidate.get("finishReason")
         if reason is not None:
-            self._finish(state, str(reason), candidate, out)
+            names = VERTEX_FINISH_REASON if self._vertex else FINISH_REASON
+            self._finish(state, enum_name(reason, names, "finishReason", "FINISH_REASON"), candidate, out)
 
     def _part(self, state: _Candidate, part: Any, out: list[Delta]) -> None:
         if type(part) is not dict:
             self._sdk_part(state, part, out)
             return
+        signature = maybe_text(part, "thoughtSignature", "thoughtSignature")
         text = part.get("text")
         if text is not None:
-            self._text(state, text, part.get("thought"), part.get("thoughtSignature"), out)
+            if type(text) is not str:
+                raise wrong("text", "a string", text)
+            self._text(state, text, part.get("thought"), signature, out)
             return
-        call = part.get("functionCall")
+        call = object_of(part, "functionCall", "functionCall")
         if call is not None:
-            self._function_call(state, call, part.get("thoughtSignature"), out)
+            self._function_call(state, call, signature, out)
             return
-        code = part.get("executableCode")
+        code = object_of(part, "executableCode", "executableCode")
         if code is not None:
             self._executable_code(state, code, part, out)
             return
-        result = part.get("codeExecutionResult")
+        result = object_of(part, "codeExecutionResult", "codeExecutionResult")
         if result is not None:
             self._code_result(state, result, part, out)
             return
-        server_call = part.get("toolCall")
+        server_call = object_of(part, "toolCall", "toolCall")
         if server_call is not None:
             self._server_call(state, server_call, part, out)
             return
-        server_result = part.get("toolResponse")
+        server_result = object_of(part, "toolResponse", "toolResponse")
         if server_result is not None:
             self._server_result(state, server_result, out)
             return
-        signature = part.get("thoughtSignature")
         if signature is not None:
             self._text(state, "", None, signature, out)
 
@@ -301,7 +330,9 @@ class GeminiDecoder:
 
     def _function_call(self, state: _Candidate, call: Any, signature: str | None, out: list[Delta]) -> None:
         if type(call) is dict:
-            name, partial, more = call.get("name"), call.get("partialArgs"), call.get("willContinue")
+            name = maybe_text(call, "name", "functionCall.name")
+            partial = items_of(call, "partialArgs", "functionCall.partialArgs") or None
+            more = call.get("willContinue")
         else:
             name, partial, more = call.name, call.partial_args, call.will_continue
         streamed = state.call
@@ -311,10 +342,13 @@ class GeminiDecoder:
                 self._end_call(state, out)
             metadata = _signature(signature) if signature is not None else None
             is_dict = type(call) is dict
-            call_id = (call.get("id") if is_dict else call.id) or self._new_id()
-            key = state.next_key()
+            call_id = (maybe_text(call, "id", "functionCall.id") if is_dict else call.id) or self._new_id()
             if not more and partial is None:
                 args = call.get("args") if is_dict else call.args
+                if args is not None and type(args) is not dict and isinstance(args, NOT_OBJECTS):
+                    raise wrong("functionCall.args", "an object", args)
+            key = state.next_key()
+            if not more and partial is None:
                 out.append(
                     ToolCallComplete(
                         key,
@@ -347,10 +381,13 @@ class GeminiDecoder:
         raw_path: Any
         for arg in partial:  # usually one per chunk
             if type(arg) is dict:
-                raw_path, string = arg.get("jsonPath"), arg.get("stringValue")
+                raw_path = maybe_text(arg, "jsonPath", "partialArgs[].jsonPath")
+                string = maybe_text(arg, "stringValue", "partialArgs[].stringValue")
+            elif isinstance(arg, NOT_OBJECTS) or arg is None:
+                raise wrong("functionCall.partialArgs[]", "an object", arg)
             else:
                 raw_path, string = arg.json_path, arg.string_value
-            path = self._paths.get(raw_path)
+            path = self._paths.get(raw_path) if raw_path is not None else None
             if path is None:
                 try:
                     path = self._paths[raw_path] = parse_json_path(str(raw_path))
@@ -390,12 +427,11 @@ class GeminiDecoder:
     # -- provider-executed calls --------------------------------------------------------------
 
     def _executable_code(self, state: _Candidate, code: Any, part: Any, out: list[Delta]) -> None:
-        call_id = code.get("id") or self._new_id()
-        state.last_code_id = call_id
-        source = code.get("code")
-        arguments: dict[str, Any] = {"code": source if source is not None else ""}
+        call_id = maybe_text(code, "id", "executableCode.id") or self._new_id()
+        arguments: dict[str, Any] = {"code": text_of(code, "code", "executableCode.code")}
         if code.get("language") is not None:
-            arguments["language"] = str(code["language"])
+            arguments["language"] = enum_name(code["language"], LANGUAGE, "executableCode.language", "LANGUAGE")
+        state.last_code_id = call_id
         self._executed(state, call_id, CODE_EXECUTION, arguments, part, out)
 
     def _executed(
@@ -403,7 +439,7 @@ class GeminiDecoder:
     ) -> None:
         """A call Gemini runs itself: complete at once, never run by toolwire."""
         self._close_part(state, out)
-        signature = part.get("thoughtSignature")
+        signature = maybe_text(part, "thoughtSignature", "thoughtSignature")
         metadata = _signature(signature) if signature is not None else None
         out.append(
             ToolCallComplete(
@@ -418,11 +454,12 @@ class GeminiDecoder:
         )
 
     def _code_result(self, state: _Candidate, result: Any, part: Any, out: list[Delta]) -> None:
+        raw_outcome = result.get("outcome")
+        outcome = "OUTCOME_UNSPECIFIED" if raw_outcome is None else enum_name(raw_outcome, OUTCOME, "outcome", "OUTCOME")
+        output = text_of(result, "output", "codeExecutionResult.output")
+        signature = maybe_text(part, "thoughtSignature", "thoughtSignature")
+        call_id = maybe_text(result, "id", "codeExecutionResult.id") or state.last_code_id or self._new_id()
         self._close_part(state, out)
-        call_id = result.get("id") or state.last_code_id or self._new_id()
-        outcome = str(result.get("outcome") or "OUTCOME_UNSPECIFIED")
-        output = result.get("output") or ""
-        signature = part.get("thoughtSignature")
         metadata: dict[str, Any] = {"outcome": outcome}
         if signature is not None:
             metadata["thoughtSignature"] = str(signature)
@@ -434,16 +471,18 @@ class GeminiDecoder:
             out.append(ToolOutput(call_id, output or outcome, is_error=True, provider_metadata={"google": metadata}))
 
     def _server_call(self, state: _Candidate, call: Any, part: Any, out: list[Delta]) -> None:
-        call_id = call.get("id") or self._new_id()
-        state.last_tool_id = call_id
+        call_id = maybe_text(call, "id", "toolCall.id") or self._new_id()
         tool_type = call.get("toolType")
-        name = str(tool_type).lower() if tool_type is not None else "server_tool"
+        name = str(tool_type).lower() if type(tool_type) in (str, int) else "server_tool"
         args = call.get("args")
+        if args is not None and isinstance(args, NOT_OBJECTS):
+            raise wrong("toolCall.args", "an object", args)
+        state.last_tool_id = call_id
         self._executed(state, call_id, name, {} if args is None else args, part, out)
 
     def _server_result(self, state: _Candidate, result: Any, out: list[Delta]) -> None:
+        call_id = maybe_text(result, "id", "toolResponse.id") or state.last_tool_id or self._new_id()
         self._close_part(state, out)
-        call_id = result.get("id") or state.last_tool_id or self._new_id()
         response = result.get("response")
         out.append(ToolOutput(call_id, {} if response is None else response))
 
@@ -455,7 +494,7 @@ class GeminiDecoder:
             self._end_call(state, out)
         if state.index != self._primary:
             return
-        message = candidate.get("finishMessage")
+        message = maybe_text(candidate, "finishMessage", "finishMessage")
         explanation = ERROR_EXPLANATIONS.get(raw)
         if explanation is not None:
             detail = f" ({message})" if message else ""
@@ -467,18 +506,18 @@ class GeminiDecoder:
 
     def _without_candidates(self, frame: Any, out: list[Delta]) -> None:
         error = frame.get("error") if type(frame) is dict else None
-        if isinstance(error, dict):
-            status = error.get("status") or error.get("code") or "error"
-            out.append(StreamFailed(f"Gemini returned an error ({status}): {error.get('message', '')}".rstrip(": ")))
+        if error is not None:
+            out.append(StreamFailed(error_text(API, error)))
             return
-        feedback = frame.get("promptFeedback")
+        feedback = object_of(frame, "promptFeedback", "promptFeedback")
         if feedback is None:
             return
-        blocked = feedback.get("blockReason")
+        blocked = field(feedback, "blockReason")
         if blocked is None:
             return
-        raw = str(blocked)
-        message = feedback.get("blockReasonMessage")
+        names = VERTEX_BLOCK_REASON if self._vertex else BLOCK_REASON
+        raw = enum_name(blocked, names, "promptFeedback.blockReason", "BLOCK_REASON")
+        message = maybe_text(feedback, "blockReasonMessage", "promptFeedback.blockReasonMessage")
         out.append(StreamFailed(f"Gemini blocked the prompt ({raw})" + (f": {message}" if message else "")))
         out.append(StepFinished("content-filter", raw, provider_metadata={"google": {"blockReason": raw}}))
 
@@ -487,7 +526,13 @@ def _scalar_value(arg: Any) -> Any:
     """The number or boolean of a partial arg; None (JSON null) when it carries neither."""
     if type(arg) is dict:
         value = arg.get("numberValue")
-        return arg.get("boolValue") if value is None else value
+        if value is None:
+            value = arg.get("boolValue")
+            if value is not None and type(value) is not bool:
+                raise wrong("partialArgs[].boolValue", "a boolean", value)
+        elif type(value) not in (int, float):
+            raise wrong("partialArgs[].numberValue", "a number", value)
+        return value
     return arg.bool_value if arg.number_value is None else arg.number_value
 
 

@@ -13,6 +13,8 @@ from typing import Any, Final
 
 from toolwire.events import FinishReason, Usage
 
+from .._frames import count_of
+
 FINISH_REASONS: Final[dict[str, FinishReason]] = {
     "STOP": "stop",
     "MAX_TOKENS": "length",
@@ -50,15 +52,21 @@ ERROR_EXPLANATIONS: Final[dict[str, str]] = {
 
 def usage_of(usage: Any) -> Usage:
     """`usageMetadata` counts as toolwire's usage (reasoning counted inside output)."""
-    prompt = usage.get("promptTokenCount")
-    candidates = usage.get("candidatesTokenCount")
-    total = usage.get("totalTokenCount")
-    thoughts = usage.get("thoughtsTokenCount")
-    tool_prompt = usage.get("toolUsePromptTokenCount")
+    prompt, candidates, total, thoughts, tool_prompt, cached = (
+        count_of(usage, name, f"usageMetadata.{name}")
+        for name in (
+            "promptTokenCount",
+            "candidatesTokenCount",
+            "totalTokenCount",
+            "thoughtsTokenCount",
+            "toolUsePromptTokenCount",
+            "cachedContentTokenCount",
+        )
+    )
     return Usage(
         input_tokens=None if prompt is None and tool_prompt is None else (prompt or 0) + (tool_prompt or 0),
         output_tokens=None if candidates is None and thoughts is None else (candidates or 0) + (thoughts or 0),
         total_tokens=total,
         reasoning_tokens=thoughts,
-        cached_input_tokens=usage.get("cachedContentTokenCount"),
+        cached_input_tokens=cached,
     )

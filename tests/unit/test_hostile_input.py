@@ -354,7 +354,7 @@ def _check(api: str, events: list[Event], frames: int) -> None:
             if isinstance(event, ToolInputAvailable):
                 assert isinstance(event.input, dict)
         elif isinstance(event, Error):
-            assert type(event.error_text) is str and len(event.error_text) < 2_000
+            assert type(event.error_text) is str
         elif isinstance(event, Finish) and event.usage is not None:
             counts = (event.usage.input_tokens, event.usage.output_tokens, event.usage.total_tokens)
             assert all(count is None or type(count) is int for count in counts)
@@ -382,6 +382,8 @@ def _mutated(draw: st.DrawFn, api: str) -> list[dict[str, Any]]:
     for _ in range(draw(st.integers(1, 3))):
         index = draw(st.integers(0, len(frames) - 1))
         paths = list(_paths(frames[index]))
+        if not paths:
+            continue
         path = draw(st.sampled_from(paths))
         new = draw(st.sampled_from([*HOSTILE_VALUES, _DELETE]))
         if new is _DELETE and not isinstance(path[-1], str):

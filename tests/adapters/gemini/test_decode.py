@@ -226,7 +226,7 @@ class TestFinish:
     def test_an_error_frame_in_the_stream_is_an_error_event(self, decode: Decode) -> None:
         frame = {"error": {"code": 500, "message": "Internal error", "status": "INTERNAL"}}
         assert decode([chunk(text("a")), frame])[-3:] == [
-            {"type": "error", "errorText": "Gemini returned an error (INTERNAL): Internal error"},
+            {"type": "error", "errorText": "gemini error (500, INTERNAL): Internal error"},
             {"type": "text-end", "id": "0-0"},
             {"type": "finish", "finishReason": "error"},
         ]
