@@ -133,7 +133,9 @@ class Skipped:
     def report(self, api: str, out: list[Any]) -> None:
         """Append one `StreamFailed` when anything was skipped."""
         if self.count:
-            out.append(StreamFailed(f"skipped {self.count} malformed {self.what} of a {api} frame; {self.what}{self.first}"))
+            out.append(
+                StreamFailed(f"skipped {self.count} malformed {self.what} in one {api} frame; {self.what}{self.first}")
+            )
 
 
 def error_text(api: str, error: Any) -> str:

@@ -34,7 +34,6 @@ from toolwire.deltas import (
     UsageReport,
 )
 from toolwire.events import FinishReason, ProviderMetadata, Usage
-
 from toolwire.exceptions import MalformedFrameError
 
 from .._frames import Skipped, error_text, field, items_of, maybe_text, object_of, text_of, wrong
@@ -199,7 +198,9 @@ class AnthropicDecoder:
             return self._text(key, block, whole)
         if kind == "thinking":
             signature = maybe_text(block, "signature", "thinking.signature")
-            piece = ReasoningPiece(key, text_of(block, "thinking", "thinking.thinking"), _anthropic(signature=signature))
+            piece = ReasoningPiece(
+                key, text_of(block, "thinking", "thinking.thinking"), _anthropic(signature=signature)
+            )
             return self._part(key, piece, whole)
         if kind == "redacted_thinking":
             data = maybe_text(block, "data", "redacted_thinking.data")

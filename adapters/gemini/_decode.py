@@ -30,7 +30,6 @@ from toolwire.deltas import (
     MessageStarted,
     PartFinished,
     ReasoningPiece,
-    StepFinished,
     StreamFailed,
     TextPiece,
     ToolArgsPiece,
@@ -38,22 +37,12 @@ from toolwire.deltas import (
     ToolCallFinished,
     ToolCallStarted,
     ToolOutput,
-    UsageReport,
 )
-
 from toolwire.exceptions import MalformedFrameError
 
-from .._frames import NOT_OBJECTS, Skipped, error_text, field, int_of, items_of, maybe_text, object_of, text_of, wrong
-from ._enums import (
-    BLOCK_REASON,
-    FINISH_REASON,
-    LANGUAGE,
-    OUTCOME,
-    VERTEX_BLOCK_REASON,
-    VERTEX_FINISH_REASON,
-    enum_name,
-)
-from ._finish import ERROR_EXPLANATIONS, FINISH_REASONS, usage_of
+from .._frames import NOT_OBJECTS, Skipped, error_text, int_of, items_of, maybe_text, object_of, wrong
+from ._enums import FINISH_REASON, VERTEX_FINISH_REASON, enum_name
+from ._finish import blocked, code_input, code_output, finished, usage_report
 from ._partial_args import NO_VALUE, JsonPathWriter, Path, PathError, parse_json_path
 from ._sdk import camel_frame, key_style, part_json, response_frame
 from ._wire import CODE_EXECUTION, GENERATED_ID_PREFIX
@@ -141,23 +130,12 @@ class GeminiDecoder:
             out.append(MessageStarted(self._response_id, metadata))
         candidates = items_of(frame, "candidates", "candidates")
         if candidates:
-            skipped = Skipped("candidates")
-            for position, candidate in enumerate(candidates):
-                try:
-                    self._candidate(candidate, position, out)
-                except MalformedFrameError as exc:
-                    skipped.add(position, exc)
-            skipped.report(API, out)
+            self._candidates_of(candidates, out)
         else:
             self._without_candidates(frame, out)
         usage = object_of(frame, "usageMetadata", "usageMetadata")
-        if usage is not None and (
-            usage.get("totalTokenCount") is not None or usage.get("promptTokenCount") is not None
-        ):
-            try:
-                out.append(UsageReport(usage_of(usage)))
-            except MalformedFrameError as exc:  # the content read above is kept
-                out.append(StreamFailed(f"skipped the malformed usage of a {API} frame: {exc}"))
+        if usage is not None:
+            out.extend(usage_report(usage))
         return out
 
     def close(self) -> list[Delta]:
@@ -220,6 +198,15 @@ class GeminiDecoder:
         return [ToolArgsPiece(streamed.key, text)] if text else []
 
     # -- candidates and parts ----------------------------------------------------------------
+
+    def _candidates_of(self, candidates: Any, out: list[Delta]) -> None:
+        skipped = Skipped("candidates")
+        for position, candidate in enumerate(candidates):
+            try:
+                self._candidate(candidate, position, out)
+            except MalformedFrameError as exc:
+                skipped.add(position, exc)
+        skipped.report(API, out)
 
     def _candidate(self, candidate: Any, position: int, out: list[Delta]) -> None:
         if type(candidate) is not dict:
@@ -428,9 +415,7 @@ class GeminiDecoder:
 
     def _executable_code(self, state: _Candidate, code: Any, part: Any, out: list[Delta]) -> None:
         call_id = maybe_text(code, "id", "executableCode.id") or self._new_id()
-        arguments: dict[str, Any] = {"code": text_of(code, "code", "executableCode.code")}
-        if code.get("language") is not None:
-            arguments["language"] = enum_name(code["language"], LANGUAGE, "executableCode.language", "LANGUAGE")
+        arguments = code_input(code)
         state.last_code_id = call_id
         self._executed(state, call_id, CODE_EXECUTION, arguments, part, out)
 
@@ -454,21 +439,11 @@ class GeminiDecoder:
         )
 
     def _code_result(self, state: _Candidate, result: Any, part: Any, out: list[Delta]) -> None:
-        raw_outcome = result.get("outcome")
-        outcome = "OUTCOME_UNSPECIFIED" if raw_outcome is None else enum_name(raw_outcome, OUTCOME, "outcome", "OUTCOME")
-        output = text_of(result, "output", "codeExecutionResult.output")
         signature = maybe_text(part, "thoughtSignature", "thoughtSignature")
         call_id = maybe_text(result, "id", "codeExecutionResult.id") or state.last_code_id or self._new_id()
+        output = code_output(call_id, result, signature)
         self._close_part(state, out)
-        metadata: dict[str, Any] = {"outcome": outcome}
-        if signature is not None:
-            metadata["thoughtSignature"] = str(signature)
-        if outcome == "OUTCOME_OK":
-            out.append(
-                ToolOutput(call_id, {"outcome": outcome, "output": output}, provider_metadata={"google": metadata})
-            )
-        else:
-            out.append(ToolOutput(call_id, output or outcome, is_error=True, provider_metadata={"google": metadata}))
+        out.append(output)
 
     def _server_call(self, state: _Candidate, call: Any, part: Any, out: list[Delta]) -> None:
         call_id = maybe_text(call, "id", "toolCall.id") or self._new_id()
@@ -494,15 +469,7 @@ class GeminiDecoder:
             self._end_call(state, out)
         if state.index != self._primary:
             return
-        message = maybe_text(candidate, "finishMessage", "finishMessage")
-        explanation = ERROR_EXPLANATIONS.get(raw)
-        if explanation is not None:
-            detail = f" ({message})" if message else ""
-            out.append(StreamFailed(f"Gemini stopped with {raw}: {explanation}{detail}"))
-        metadata: dict[str, Any] = {"finishReason": raw}
-        if message:
-            metadata["finishMessage"] = message
-        out.append(StepFinished(FINISH_REASONS.get(raw, "other"), raw, provider_metadata={"google": metadata}))
+        out.extend(finished(raw, maybe_text(candidate, "finishMessage", "finishMessage")))
 
     def _without_candidates(self, frame: Any, out: list[Delta]) -> None:
         error = frame.get("error") if type(frame) is dict else None
@@ -510,16 +477,8 @@ class GeminiDecoder:
             out.append(StreamFailed(error_text(API, error)))
             return
         feedback = object_of(frame, "promptFeedback", "promptFeedback")
-        if feedback is None:
-            return
-        blocked = field(feedback, "blockReason")
-        if blocked is None:
-            return
-        names = VERTEX_BLOCK_REASON if self._vertex else BLOCK_REASON
-        raw = enum_name(blocked, names, "promptFeedback.blockReason", "BLOCK_REASON")
-        message = maybe_text(feedback, "blockReasonMessage", "promptFeedback.blockReasonMessage")
-        out.append(StreamFailed(f"Gemini blocked the prompt ({raw})" + (f": {message}" if message else "")))
-        out.append(StepFinished("content-filter", raw, provider_metadata={"google": {"blockReason": raw}}))
+        if feedback is not None:
+            out.extend(blocked(feedback, vertex=self._vertex))
 
 
 def _scalar_value(arg: Any) -> Any:

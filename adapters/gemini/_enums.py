@@ -56,14 +56,14 @@ VERTEX_FINISH_REASON: Final = (
 """Vertex AI `Candidate.FinishReason`, by number."""
 
 BLOCK_REASON: Final = (
-    "BLOCK_REASON_UNSPECIFIED",
+    "BLOCKED_REASON_UNSPECIFIED",
     "SAFETY",
     "OTHER",
     "BLOCKLIST",
     "PROHIBITED_CONTENT",
     "IMAGE_SAFETY",
 )
-"""Gemini API `PromptFeedback.BlockReason`, by number."""
+"""Gemini API `PromptFeedback.BlockReason`, by number (0 spelled as google-genai spells it)."""
 
 VERTEX_BLOCK_REASON: Final = (
     "BLOCKED_REASON_UNSPECIFIED",

@@ -34,7 +34,6 @@ from toolwire.deltas import (
     ToolCallStarted,
     UsageReport,
 )
-
 from toolwire.exceptions import MalformedFrameError
 
 from .._frames import NOT_OBJECTS, Skipped, error_text, field, int_of, items_of, maybe_text, object_of, text_of, wrong
@@ -95,7 +94,7 @@ class ChatDecoder:
             if usage is not None:
                 out.append(UsageReport(chat_usage(usage)))
         except MalformedFrameError as exc:  # the content read above is kept
-            out.append(StreamFailed(f"skipped the malformed usage of a {API} frame: {exc}"))
+            out.append(StreamFailed(f"skipped the malformed usage in one {API} frame: {exc}"))
         return out
 
     def _choice(self, choice: Any, out: list[Delta]) -> None:

@@ -39,7 +39,6 @@ from toolwire.deltas import (
     ToolCallStarted,
 )
 from toolwire.events import FinishReason
-
 from toolwire.exceptions import MalformedFrameError
 
 from .._frames import Skipped, error_text, field, int_of, items_of, maybe_text, object_of, text_of, wrong
@@ -185,7 +184,7 @@ class ResponsesDecoder:
     def _custom_done(self, frame: Any) -> list[Delta]:
         item_id = maybe_text(frame, "item_id", "item_id")
         item = self._items.get(item_id) if item_id is not None else None
-        if item is None:
+        if item is None or item_id is None:
             return []
         return self._custom_end(item_id, item, text_of(frame, "input", "input"))
 

@@ -158,7 +158,9 @@ class StreamAssembler:
             keys = list(self._pending_args)
             self._pending_args.clear()
             self._failed = True
-            named = ", ".join(repr(key)[:60] for key in keys[:3]) + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
+            named = ", ".join(repr(key)[:60] for key in keys[:3]) + (
+                f" and {len(keys) - 3} more" if len(keys) > 3 else ""
+            )
             what = "tool call" if len(keys) == 1 else f"{len(keys)} tool calls"
             out.append(Error(error_text=f"{what} {named} sent arguments but never a tool name"))
         out.append(

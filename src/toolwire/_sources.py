@@ -144,7 +144,7 @@ def _kind(value: Any) -> str:
 
 def _objects(values: list[Any], base: int) -> list[Any]:
     """The elements of a whole JSON array body; elements that are not objects become one error."""
-    frames = [value for value in values if type(value) is dict]
+    frames: list[Any] = [value for value in values if type(value) is dict]
     if len(frames) < len(values):
         first = next(index for index, value in enumerate(values) if type(value) is not dict)
         frames.append(

@@ -37,6 +37,7 @@ _DECODE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, R
 """What a decoder raises on a frame of an unexpected shape (it becomes an `error` event);
 RecursionError: a frame nested deeper than Python's recursion limit."""
 
+
 def _frame_repr() -> reprlib.Repr:
     """A frame quoted in an error: bounded in depth and size (`repr` of a hostile frame is neither)."""
     bounded = reprlib.Repr()

@@ -194,7 +194,11 @@ ANTHROPIC_STREAM: list[dict[str, Any]] = [
         "delta": {"type": "citations_delta", "citation": {"type": "char_location", "cited_text": "c"}},
     },
     {"type": "content_block_stop", "index": 1},
-    {"type": "content_block_start", "index": 2, "content_block": {"type": "tool_use", "id": "t1", "name": "f", "input": {}}},
+    {
+        "type": "content_block_start",
+        "index": 2,
+        "content_block": {"type": "tool_use", "id": "t1", "name": "f", "input": {}},
+    },
     {"type": "content_block_delta", "index": 2, "delta": {"type": "input_json_delta", "partial_json": ARGS}},
     {"type": "content_block_stop", "index": 2},
     {
@@ -209,7 +213,11 @@ ANTHROPIC_STREAM: list[dict[str, Any]] = [
         "content_block": {"type": "web_search_tool_result", "tool_use_id": "s1", "content": [{"type": "x"}]},
     },
     {"type": "content_block_stop", "index": 4},
-    {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None}, "usage": {"output_tokens": 5}},
+    {
+        "type": "message_delta",
+        "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+        "usage": {"output_tokens": 5},
+    },
     {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
     {"type": "message_stop"},
 ]
@@ -240,9 +248,7 @@ GEMINI_STREAM: list[dict[str, Any]] = [
     {**_gemini({"text": "think", "thought": True}, {"text": "Hi", "thoughtSignature": "sig"}), "responseId": "r1"},
     _gemini({"functionCall": {"name": "f", "args": {"city": "Paris"}, "id": "fc1"}}),
     _gemini({"functionCall": {"name": "g", "willContinue": True}}),
-    _gemini(
-        {"functionCall": {"partialArgs": [{"jsonPath": "$.city", "stringValue": "Par", "willContinue": True}]}}
-    ),
+    _gemini({"functionCall": {"partialArgs": [{"jsonPath": "$.city", "stringValue": "Par", "willContinue": True}]}}),
     _gemini({"functionCall": {"partialArgs": [{"jsonPath": "$.city", "stringValue": "is"}], "willContinue": True}}),
     _gemini({"functionCall": {"partialArgs": [{"jsonPath": "$.n", "numberValue": 3}], "willContinue": True}}),
     _gemini({"functionCall": {}}),
@@ -280,7 +286,20 @@ TEMPLATES: dict[str, list[list[dict[str, Any]]]] = {
 
 _DEEP = object()
 """Stands for a value nested DEPTH levels deep (spliced into the JSON text, built lazily for dicts)."""
-HOSTILE_VALUES: list[Any] = [None, True, -1, 2.5, "", "x" * 20_000, [], [1, "a", None], ["x"] * 50, {}, {"k": "v"}, _DEEP]
+HOSTILE_VALUES: list[Any] = [
+    None,
+    True,
+    -1,
+    2.5,
+    "",
+    "x" * 20_000,
+    [],
+    [1, "a", None],
+    ["x"] * 50,
+    {},
+    {"k": "v"},
+    _DEEP,
+]
 _DELETE = object()
 
 
@@ -350,7 +369,8 @@ def _check(api: str, events: list[Event], frames: int) -> None:
         elif isinstance(event, ToolInputDelta):
             assert type(event.input_text_delta) is str
         elif isinstance(event, (ToolInputStart, ToolInputAvailable, ToolInputError)):
-            assert type(event.tool_name) is str and type(event.tool_call_id) is str
+            assert type(event.tool_name) is str
+            assert type(event.tool_call_id) is str
             if isinstance(event, ToolInputAvailable):
                 assert isinstance(event.input, dict)
         elif isinstance(event, Error):
@@ -439,3 +459,88 @@ class TestNesting:
         events = list(get_adapter(api).normalize(body))
         assert isinstance(events[-1], Finish)
         assert len([e for e in events if isinstance(e, Error)]) <= 1
+
+
+class TestReportedCases:
+    def test_responses_arguments_of_the_wrong_type_without_a_done_event_is_one_error(self) -> None:
+        frames = [
+            {
+                "type": "response.output_item.added",
+                "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f", "arguments": -1},
+            }
+        ]
+        events = list(get_adapter("openai-responses").normalize(frames))
+        errors = [e.error_text for e in events if isinstance(e, Error)]
+        assert len(errors) == 1
+        assert errors[0].startswith(
+            "skipped a malformed openai-responses frame: `item.arguments` must be a string, got number -1: "
+        )
+        assert isinstance(events[-1], Finish)
+
+    def test_a_long_string_where_tool_calls_belong_is_one_error_not_one_per_character(self) -> None:
+        frames = [{"choices": [{"index": 0, "delta": {"tool_calls": "x" * 200_000}}]}]
+        errors = [e.error_text for e in get_adapter("openai-chat").normalize(frames) if isinstance(e, Error)]
+        assert errors == [
+            "skipped 1 malformed choices in one openai-chat frame; "
+            "choices[0]: `delta.tool_calls` must be an array, got a string of 200000 characters"
+        ]
+
+    def test_two_hundred_thousand_malformed_calls_in_one_message_are_one_error(self) -> None:
+        frames = [{"choices": [{"index": 0, "message": {"tool_calls": [{}] * 200_000}}]}]
+        errors = [e.error_text for e in get_adapter("openai-chat").normalize(frames) if isinstance(e, Error)]
+        assert errors == [
+            "skipped 200000 malformed message.tool_calls in one openai-chat frame; "
+            "message.tool_calls[0]: `.function` must be an object, got null"
+        ]
+
+    def test_many_nameless_calls_are_reported_in_one_error(self) -> None:
+        frames = [
+            {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": i, "function": {"arguments": "{}"}}]}}]}
+            for i in range(1000)
+        ]
+        errors = [e.error_text for e in get_adapter("openai-chat").normalize(frames) if isinstance(e, Error)]
+        assert errors == ["1000 tool calls (0, 0), (0, 1), (0, 2) and 997 more sent arguments but never a tool name"]
+
+    @pytest.mark.parametrize("api", APIS)
+    def test_tool_arguments_nested_past_the_recursion_limit_are_a_tool_input_error(self, api: str) -> None:
+        frames = {
+            "openai-chat": [
+                {
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "tool_calls",
+                            "message": {
+                                "tool_calls": [
+                                    {"id": "c1", "type": "function", "function": {"name": "f", "arguments": DEEP_ARRAY}}
+                                ]
+                            },
+                        }
+                    ]
+                }
+            ],
+            "openai-responses": [
+                {**_RESPONSE, "status": "completed", "output": [{**_FUNCTION_CALL, "arguments": DEEP_ARRAY}]}
+            ],
+            "anthropic": [
+                {"type": "message_start", "message": {"id": "m", "content": []}},
+                {
+                    "type": "content_block_start",
+                    "index": 0,
+                    "content_block": {"type": "tool_use", "id": "c1", "name": "f"},
+                },
+                {
+                    "type": "content_block_delta",
+                    "index": 0,
+                    "delta": {"type": "input_json_delta", "partial_json": DEEP_ARRAY},
+                },
+                {"type": "content_block_stop", "index": 0},
+                {"type": "message_stop"},
+            ],
+            "gemini": [_gemini({"functionCall": {"name": "f", "args": _deep_value(), "id": "c1"}})],
+        }[api]
+        events = list(get_adapter(api).normalize(frames))
+        refused = [e for e in events if isinstance(e, ToolInputError)]
+        assert len(refused) == 1
+        assert "is nested too deeply to decode" in refused[0].error_text
+        assert isinstance(events[-1], Finish)
