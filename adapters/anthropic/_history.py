@@ -35,6 +35,7 @@ from toolwire.messages import (
 )
 from toolwire.names import ANTHROPIC_NAMES, wire_name
 from toolwire.results import ERROR_TYPES, ToolCall, ToolResult, normalize_output, output_text
+from toolwire.tools import STRING_INPUT_KEY
 
 from ._parts import content_block
 
@@ -253,6 +254,8 @@ def _call_input(call: ToolCall, degrade: Degrade) -> dict[str, Any]:
         value = value.model_dump(mode="json")
     if isinstance(value, dict):
         return value
+    if isinstance(value, str) and _ours(call.provider_metadata).get("freeForm"):
+        return {STRING_INPUT_KEY: value}  # a free-form tool's text, sent as the object the model wrote
     degrade(
         "tool_call.input",
         f'call {call.tool_call_id!r} had input that is not a JSON object; replayed as {{"INVALID_JSON": ...}}',

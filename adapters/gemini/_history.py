@@ -44,6 +44,7 @@ from toolwire.messages import (
 )
 from toolwire.names import GEMINI_NAMES, wire_name
 from toolwire.results import ContentPart, ToolCall, ToolResult, normalize_output, output_text
+from toolwire.tools import object_input
 
 from ._wire import CODE_EXECUTION, GENERATED_ID_PREFIX, request_base64
 
@@ -337,6 +338,9 @@ class HistoryEncoder:
         value = pydantic_core.to_jsonable_python(call.input)
         if isinstance(value, dict):
             return value
+        google = (call.provider_metadata or {}).get("google") or {}
+        if isinstance(value, str) and google.get("freeForm"):
+            return object_input(value)  # a free-form tool's text, sent as the object the model wrote
         self._note(
             "tool_call.input",
             "a call whose input was not a JSON object (the model's invalid arguments) was sent as "

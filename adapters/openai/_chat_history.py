@@ -10,7 +10,7 @@ history and is dropped (reported); so are calls the provider ran itself.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolwire.messages import (
@@ -23,6 +23,7 @@ from toolwire.messages import (
 )
 from toolwire.names import OPENAI_NAMES, wire_name
 from toolwire.results import ContentPart, ToolCall, ToolResult, output_text, part_kind
+from toolwire.tools import free_form_input, object_input
 
 from ._parts import chat_part
 
@@ -218,12 +219,13 @@ def _tool_call(call: ToolCall) -> dict[str, Any]:
     name = wire_name(call.tool_name, OPENAI_NAMES)
     openai = (call.provider_metadata or {}).get("openai") or {}
     if openai.get("custom"):
-        text = call.input.get("input", "") if isinstance(call.input, dict) else str(call.input)
+        text = free_form_input(call.input) if isinstance(call.input, dict) else str(call.input)
+        text = text if isinstance(text, str) else arguments_text(text)
         return {"id": call.tool_call_id, "type": "custom", "custom": {"name": name, "input": text}}
     return {
         "id": call.tool_call_id,
         "type": "function",
-        "function": {"name": name, "arguments": arguments_text(call.input)},
+        "function": {"name": name, "arguments": arguments_text(_object_input(call.input, openai))},
     }
 
 
@@ -231,3 +233,8 @@ def _note_foreign(foreign: set[str], metadata: Iterable[Any]) -> None:
     for item in metadata:
         if item:
             foreign.update(provider for provider in item if provider != "openai")
+
+
+def _object_input(value: Any, openai: Mapping[str, Any]) -> Any:
+    """A free-form tool's text sent back as the `{"input": text}` object it was sent as (compatible servers)."""
+    return object_input(value) if openai.get("freeForm") else value

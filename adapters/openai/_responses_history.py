@@ -29,6 +29,7 @@ from toolwire.messages import (
 )
 from toolwire.names import OPENAI_NAMES, wire_name
 from toolwire.results import ToolCall, ToolResult
+from toolwire.tools import free_form_input, object_input
 
 from ._chat_history import arguments_text, result_text
 from ._parts import responses_part
@@ -223,14 +224,15 @@ class ResponsesHistory:
 def _call_item(call: ToolCall, openai: Mapping[str, Any]) -> dict[str, Any]:
     name = wire_name(call.tool_name, OPENAI_NAMES)
     if openai.get("custom"):
-        text = call.input.get("input", "") if isinstance(call.input, dict) else str(call.input)
+        text = free_form_input(call.input) if isinstance(call.input, dict) else str(call.input)
+        text = text if isinstance(text, str) else arguments_text(text)
         item: dict[str, Any] = {"type": "custom_tool_call", "call_id": call.tool_call_id, "name": name, "input": text}
     else:
         item = {
             "type": "function_call",
             "call_id": call.tool_call_id,
             "name": name,
-            "arguments": arguments_text(call.input),
+            "arguments": arguments_text(_object_input(call.input, openai)),
         }
     if openai.get("namespace"):
         item["namespace"] = openai["namespace"]
@@ -239,3 +241,8 @@ def _call_item(call: ToolCall, openai: Mapping[str, Any]) -> dict[str, Any]:
     if openai.get("caller") is not None:
         item["caller"] = openai["caller"]
     return item
+
+
+def _object_input(value: Any, openai: Mapping[str, Any]) -> Any:
+    """A free-form tool's text sent back as the `{"input": text}` object it was sent as (compatible servers)."""
+    return object_input(value) if openai.get("freeForm") else value

@@ -83,31 +83,62 @@ def tool_description(adapter: Adapter, tool: Tool, options: EncodeOptions, degra
     return tool.description
 
 
-def chat_tool_choice(choice: ToolChoice, names: NameMap) -> str | dict[str, Any]:
-    """`tool_choice` for Chat Completions (`chat_completion_tool_choice_option_param.py`)."""
+def custom_tool(
+    adapter: Adapter, tool: Tool, wire_name: str, options: EncodeOptions, degradations: list[Degradation]
+) -> dict[str, Any]:
+    """The fields of a custom (free-form text) tool for a tool whose input schema is a string.
+
+    Custom tools take no `strict` and no schema: constraints of the string (pattern, length,
+    enum, ...) are not sent, and toolwire validates the text against them (both reported).
+    """
+    if strict_requested(tool, options):
+        adapter.degrade(degradations, "strict", "not sent: custom (free-form) tools take no strict flag", tool.id)
+    constraints = sorted(set(tool.input_schema.json_schema) - _TEXT_SCHEMA_KEYS)
+    if constraints:
+        adapter.degrade(
+            degradations,
+            "free_form.constraints",
+            f"not sent: a custom tool takes free text ({', '.join(constraints)}); toolwire validates the text",
+            tool.id,
+        )
+    return {
+        "name": wire_name,
+        "description": tool_description(adapter, tool, options, degradations),
+        "format": {"type": "text"},
+    }
+
+
+_TEXT_SCHEMA_KEYS = frozenset({"type", "description", "title", "$schema"})
+
+
+def chat_tool_choice(choice: ToolChoice, names: NameMap, free_form: frozenset[str]) -> str | dict[str, Any]:
+    """`tool_choice` for Chat Completions (`chat_completion_tool_choice_option_param.py`); custom tools by `custom`."""
+
+    def named(tool_id: str) -> dict[str, Any]:
+        kind = "custom" if tool_id in free_form else "function"
+        return {"type": kind, kind: {"name": names.wire(tool_id)}}
+
     if choice.mode == "tool":
-        return {"type": "function", "function": {"name": names.wire(choice.tool_ids[0])}}
+        return named(choice.tool_ids[0])
     if choice.mode == "allowed":
         return {
             "type": "allowed_tools",
-            "allowed_tools": {
-                "mode": choice.allowed_mode,
-                "tools": [{"type": "function", "function": {"name": names.wire(t)}} for t in choice.tool_ids],
-            },
+            "allowed_tools": {"mode": choice.allowed_mode, "tools": [named(t) for t in choice.tool_ids]},
         }
     return choice.mode
 
 
-def responses_tool_choice(choice: ToolChoice, names: NameMap) -> str | dict[str, Any]:
-    """`tool_choice` for Responses (`tool_choice_function_param.py`, `tool_choice_allowed_param.py`)."""
+def responses_tool_choice(choice: ToolChoice, names: NameMap, free_form: frozenset[str]) -> str | dict[str, Any]:
+    """`tool_choice` for Responses (`tool_choice_function_param.py`, `tool_choice_custom_param.py`,
+    `tool_choice_allowed_param.py`)."""
+
+    def named(tool_id: str) -> dict[str, Any]:
+        return {"type": "custom" if tool_id in free_form else "function", "name": names.wire(tool_id)}
+
     if choice.mode == "tool":
-        return {"type": "function", "name": names.wire(choice.tool_ids[0])}
+        return named(choice.tool_ids[0])
     if choice.mode == "allowed":
-        return {
-            "type": "allowed_tools",
-            "mode": choice.allowed_mode,
-            "tools": [{"type": "function", "name": names.wire(t)} for t in choice.tool_ids],
-        }
+        return {"type": "allowed_tools", "mode": choice.allowed_mode, "tools": [named(t) for t in choice.tool_ids]}
     return choice.mode
 
 

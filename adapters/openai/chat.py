@@ -32,6 +32,7 @@ from ._sdk import openai_client
 from ._tools import (
     chat_tool_choice,
     choice_fields,
+    custom_tool,
     no_tools_fragment,
     strict_parameters,
     strict_requested,
@@ -64,7 +65,7 @@ class OpenAIChatAdapter(Adapter):
         reasoning=False,
         server_tools=False,
     )
-    reserved_tool_fields = frozenset({"type", "function"})
+    reserved_tool_fields = frozenset({"type", "function", "custom"})
     unsupported_provider_options = RESPONSES_ONLY_OPTIONS
 
     def __new__(cls, *, profile: ChatProfile = "openai") -> OpenAIChatAdapter:
@@ -77,6 +78,10 @@ class OpenAIChatAdapter(Adapter):
         if profile not in PROFILES:
             raise ConfigurationError(f"openai-chat profile {profile!r} is not one of {list(PROFILES)}")
         self.profile: ChatProfile = profile
+
+    def takes_free_form_tools(self) -> bool:
+        """OpenAI takes custom tools; the compatible profile sends them as object tools."""
+        return not self._compatible
 
     def settings_key(self) -> tuple[Any, ...]:
         """The profile changes what a tool entry contains."""
@@ -91,7 +96,9 @@ class OpenAIChatAdapter(Adapter):
     def encode_tool(
         self, tool: Tool, wire_name: str, options: EncodeOptions, degradations: list[Degradation]
     ) -> dict[str, Any]:
-        """`{"type": "function", "function": {...}}`."""
+        """`{"type": "function", "function": {...}}`, or `{"type": "custom", "custom": {...}}` for a free-form tool."""
+        if tool.free_form:
+            return {"type": "custom", "custom": custom_tool(self, tool, wire_name, options, degradations)}
         function: dict[str, Any] = {
             "name": wire_name,
             "description": tool_description(self, tool, options, degradations),
@@ -141,7 +148,8 @@ class OpenAIChatAdapter(Adapter):
             )
             wire_choice: str | dict[str, Any] | None = choice.allowed_mode
         else:
-            wire_choice = chat_tool_choice(choice, names) if choice is not None else None
+            free_form = frozenset(t.id for t in tools if t.free_form and self.takes_free_form_tools())
+            wire_choice = chat_tool_choice(choice, names, free_form) if choice is not None else None
         return {"tools": entries, **choice_fields(self, choice, wire_choice, degradations)}
 
     # -- responses ----------------------------------------------------------------------------

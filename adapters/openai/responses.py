@@ -27,7 +27,14 @@ from toolwire.tools import Tool
 from ._responses_decode import ResponsesDecoder
 from ._responses_history import ResponsesHistory, tool_outputs
 from ._sdk import openai_client
-from ._tools import choice_fields, no_tools_fragment, responses_tool_choice, strict_parameters, tool_description
+from ._tools import (
+    choice_fields,
+    custom_tool,
+    no_tools_fragment,
+    responses_tool_choice,
+    strict_parameters,
+    tool_description,
+)
 
 _MESSAGE_OPTIONS = frozenset({"instructions", "store"})
 
@@ -55,10 +62,17 @@ class OpenAIResponsesAdapter(Adapter):
 
     # -- tool definitions --------------------------------------------------------------------
 
+    def takes_free_form_tools(self) -> bool:
+        """Free-form tools are custom tools (`custom_tool_param.py`)."""
+        return True
+
     def encode_tool(
         self, tool: Tool, wire_name: str, options: EncodeOptions, degradations: list[Degradation]
     ) -> dict[str, Any]:
-        """`{"type": "function", "name", "description", "parameters", "strict", "output_schema"?}`."""
+        """`{"type": "function", "name", "description", "parameters", "strict", "output_schema"?}`; a free-form
+        tool is `{"type": "custom", "name", "description", "format"}`."""
+        if tool.free_form:
+            return {"type": "custom", **custom_tool(self, tool, wire_name, options, degradations)}
         strict, parameters = strict_parameters(self, tool, options, degradations)
         entry: dict[str, Any] = {
             "type": "function",
@@ -82,7 +96,8 @@ class OpenAIResponsesAdapter(Adapter):
         """`tools`, and `tool_choice` / `parallel_tool_calls` when asked for."""
         if not entries:
             return no_tools_fragment(self, choice, degradations)
-        wire_choice = responses_tool_choice(choice, names) if choice is not None else None
+        free_form = frozenset(t.id for t in tools if t.free_form)
+        wire_choice = responses_tool_choice(choice, names, free_form) if choice is not None else None
         return {"tools": entries, **choice_fields(self, choice, wire_choice, degradations)}
 
     # -- responses ----------------------------------------------------------------------------

@@ -52,7 +52,7 @@ from .events import (
 )
 from .names import NameMap
 from .schema import SchemaValidationError
-from .tools import Tool
+from .tools import Tool, free_form_input
 
 
 class _Call:
@@ -85,8 +85,11 @@ class StreamAssembler:
         names: NameMap,
         tools: Mapping[str, Tool] | None = None,
         partial: bool = False,
+        provider: str = "",
     ) -> None:
         self._names = names
+        self._provider = provider
+        """The adapter's `provider_options` key: a free-form call sent wrapped is marked `freeForm` under it."""
         self._tools = tools
         self._partial = partial
         self._started = False
@@ -367,31 +370,47 @@ class StreamAssembler:
     def _finalize(self, call: _Call, value: Any, text: str, out: list[Event]) -> None:
         if not call.executed:
             self._client_calls += 1
+        tool = call.tool
+        if tool is not None and tool.free_form and not call.executed:
+            text = free_form_input(value)
+            if isinstance(text, str):
+                if text is not value and self._provider and not _marked(call.metadata, self._provider, "custom"):
+                    # sent as `{"input": text}`: the history sends it back that way
+                    call.metadata = _merged(call.metadata, {self._provider: {"freeForm": True}})
+                self._validated(call, tool, text, out)
+                return
         if not isinstance(value, dict):
             self._input_error(call, value, f"The input for tool {call.name!r} must be a JSON object.", out)
             return
-        validated: Any = value
-        tool = call.tool
         if not call.executed and self._tools is not None:
             if tool is None:
                 known = ", ".join(sorted(self._tools)) or "none"
                 self._input_error(call, value, f"There is no tool named {call.name!r}. Available tools: {known}.", out)
                 return
-            try:
-                value = tool.input_schema.drop_disallowed_nulls(value)
-                validated = tool.input_schema.validate(value)
-            except RecursionError:
-                self._too_deep(call, out, counted=True)
-                return
-            except SchemaValidationError as exc:
-                self._input_error(
-                    call,
-                    value,
-                    f"Invalid input for tool {call.name!r}: {exc}. Call the tool again with input that matches "
-                    f"its schema: {json.dumps(tool.input_schema.json_schema, separators=(',', ':'))}",
-                    out,
-                )
-                return
+            self._validated(call, tool, value, out)
+            return
+        self._available(call, value, value, out)
+
+    def _validated(self, call: _Call, tool: Tool, value: Any, out: list[Event]) -> None:
+        """Validate a client call's input against its tool's schema (null repair first)."""
+        try:
+            value = tool.input_schema.drop_disallowed_nulls(value)
+            validated = tool.input_schema.validate(value)
+        except RecursionError:
+            self._too_deep(call, out, counted=True)
+            return
+        except SchemaValidationError as exc:
+            self._input_error(
+                call,
+                value,
+                f"Invalid input for tool {call.name!r}: {exc}. Call the tool again with input that matches "
+                f"its schema: {json.dumps(tool.input_schema.json_schema, separators=(',', ':'))}",
+                out,
+            )
+            return
+        self._available(call, value, validated, out)
+
+    def _available(self, call: _Call, value: Any, validated: Any, out: list[Event]) -> None:
         out.append(
             ToolInputAvailable(
                 tool_call_id=call.tool_call_id,
@@ -482,6 +501,11 @@ def _cut_by_limit(name: str, text: str) -> str:
         f"The output limit cut the input of tool {name!r} short ({len(text)} characters arrived). "
         "Call the tool again with shorter input, or split the work into several calls."
     )
+
+
+def _marked(metadata: ProviderMetadata | None, provider: str, flag: str) -> bool:
+    values = metadata.get(provider) if metadata else None
+    return bool(values.get(flag)) if isinstance(values, Mapping) else False
 
 
 def _part_id(key: Hashable) -> str:

@@ -26,7 +26,7 @@ from .exceptions import ConfigurationError, MalformedFrameError, ToolDefinitionE
 from .names import NameMap, NameRules, build_name_map
 from .schema import deep_copy_json
 from .tool_choice import ToolChoice, parse_tool_choice
-from .tools import Tool
+from .tools import STRING_INPUT_KEY, Tool, object_view
 
 if TYPE_CHECKING:
     from .messages import Message
@@ -125,6 +125,10 @@ class Adapter(ABC):
     """Keys of this provider's options another api of the same provider takes but this one
     rejects (e.g. Responses-only keys on Chat): left out and reported."""
 
+    def takes_free_form_tools(self) -> bool:
+        """Whether `encode_tool` sends free-form (string-input) tools as such; else they go as `object_view`."""
+        return False
+
     def settings_key(self) -> tuple[Any, ...]:
         """Adapter settings that change encoding (part of the per-tool cache key)."""
         return ()
@@ -168,7 +172,17 @@ class Adapter(ABC):
         cached = tool._wire_cache.get(key)
         if cached is None:
             found: list[Degradation] = []
-            entry = self.encode_tool(tool, wire_name, options, found)
+            if tool.free_form and not self.takes_free_form_tools():
+                self.degrade(
+                    found,
+                    "free_form",
+                    f"sent as an object with one string property `{STRING_INPUT_KEY}` ({self.api} has no free-form "
+                    "tools); the call's input is unwrapped to the text",
+                    tool.id,
+                )
+                entry = self.encode_tool(object_view(tool), wire_name, options, found)
+            else:
+                entry = self.encode_tool(tool, wire_name, options, found)
             self._merge_provider_options(tool, entry, found)
             cached = tool._wire_cache[key] = (entry, tuple(found))
         # A deep copy: callers may edit the fragment, and entries can share schemas with the tool.
@@ -310,7 +324,7 @@ class Adapter(ABC):
     ) -> tuple[StreamAssembler, StreamHooks | None, StreamDecoder]:
         """The per-response state shared by `normalize` and `anormalize`."""
         by_id = tool_mapping(tools)
-        assembler = StreamAssembler(names=self.name_map(by_id), tools=by_id, partial=partial)
+        assembler = StreamAssembler(names=self.name_map(by_id), tools=by_id, partial=partial, provider=self.provider)
         wanted = StreamHooks.wanted(by_id)
         hooks = StreamHooks(by_id or {}, {"messages": messages, "abort_signal": abort_signal}) if wanted else None
         return assembler, hooks, self.new_decoder()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal, cast
 
 from ._callbacks import Callback, count_positional, make_callback, required_keyword_only
@@ -139,7 +139,7 @@ class Tool:
     description: str
     """What the tool does; the model reads it to decide when to call it."""
     input_schema: CompiledSchema
-    """Schema of the input `execute` receives; always an object schema."""
+    """Schema of the input `execute` receives: an object schema, or a string schema (`free_form`)."""
     output_schema: CompiledSchema | None = None
     """Schema of what `execute` returns, validated by the runtime when set."""
     strict: bool | None = None
@@ -177,6 +177,17 @@ class Tool:
     _wire_cache: dict[Any, Any] = field(default_factory=dict, repr=False)
 
     @property
+    def free_form(self) -> bool:
+        """Whether the input is free text (a string schema), not a JSON object.
+
+        OpenAI sends such a tool as a custom tool and its calls carry raw text; providers
+        without free-form tools get an object with one string property `input`
+        (`STRING_INPUT_KEY`, reported as a degradation). Either way `execute` and
+        `tool-input-available` receive the text itself.
+        """
+        return self.input_schema.json_schema.get("type") == "string"
+
+    @property
     def title(self) -> str | None:
         """The MCP title annotation, if any."""
         return self.mcp.annotations.title if self.mcp and self.mcp.annotations else None
@@ -212,16 +223,20 @@ def create_tool(
 
     Raises:
         ToolDefinitionError: a missing id or description, an id no provider can carry, a
-            non-object input schema, an input example that fails the schema, a malformed
+            input schema that is neither an object nor a string (free-form) schema, an input
+            example that fails the schema, a malformed
             option, or a hook that asks for arguments it will never get.
     """
     tool_id = _check_id(id)
     if not isinstance(description, str) or not description.strip():
         raise ToolDefinitionError(tool_id, "description", "is required: say what the tool does")
     compiled_input = _compile(tool_id, "input_schema", input_schema if input_schema is not None else _EMPTY_OBJECT)
-    if not compiled_input.is_object:
+    if not compiled_input.is_object and compiled_input.json_schema.get("type") != "string":
         raise ToolDefinitionError(
-            tool_id, "input_schema", f"must be an object schema (got {json.dumps(compiled_input.json_schema)[:120]})"
+            tool_id,
+            "input_schema",
+            "must be an object schema, or a string schema for a free-form tool "
+            f"(got {json.dumps(compiled_input.json_schema)[:120]})",
         )
     if target is not None:
         if execute is not None:
@@ -269,6 +284,39 @@ STRING_INPUT_KEY = "input"
 """The one property wrapping a free-form (string) input where a provider needs an object:
 custom tool calls decoded as `{"input": text}`, and string-input tools sent to providers
 without free-form tools. Tools whose input schema is a string get the text itself."""
+
+
+def object_view(tool: Tool) -> Tool:
+    """A free-form tool as an object tool with one required string property `input` (cached).
+
+    For providers without free-form tools; `free_form_input` turns the call's object back into the text.
+    """
+    view = tool._wire_cache.get("object_view")
+    if view is None:
+        wrapper = {
+            "type": "object",
+            "properties": {STRING_INPUT_KEY: tool.input_schema.json_schema},
+            "required": [STRING_INPUT_KEY],
+            "additionalProperties": False,
+        }
+        view = tool._wire_cache["object_view"] = replace(
+            tool, input_schema=_compile(tool.id, "input_schema", wrapper), _wire_cache={}
+        )
+    return cast(Tool, view)
+
+
+def free_form_input(value: Any) -> Any:
+    """The text of a free-form call: `{"input": text}` (a custom call, a wrapped tool) unwrapped."""
+    if isinstance(value, Mapping) and len(value) == 1:  # pyright: ignore[reportUnknownArgumentType]
+        text = value.get(STRING_INPUT_KEY)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+        if isinstance(text, str):
+            return text
+    return value
+
+
+def object_input(value: Any) -> Any:
+    """A call's input for a provider that needs an object: free text wrapped as `{"input": text}`."""
+    return {STRING_INPUT_KEY: value} if isinstance(value, str) else value
 
 
 def _check_id(tool_id: Any) -> str:
@@ -333,6 +381,10 @@ def _check_examples(
     checked: list[InputExample] = []
     for position, example in enumerate(examples):
         where = f"input_examples[{position}]"
+        if schema.json_schema.get("type") == "string":
+            raise ToolDefinitionError(
+                tool_id, "input_examples", "are for object inputs: describe a free-form tool's text in its description"
+            )
         if not isinstance(example, Mapping) or set(example) != {"input"} or not isinstance(example["input"], Mapping):
             raise ToolDefinitionError(tool_id, where, 'must be {"input": {...}}')
         try:

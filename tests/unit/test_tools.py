@@ -93,15 +93,17 @@ class TestSchemaErrors:
         ("schema", "shown"),
         [
             (int, '{"type": "integer"}'),
-            ({"type": "string"}, '{"type": "string"}'),
+            ({"type": "number"}, '{"type": "number"}'),
             (list[int], '{"items": {"type": "integer"}, "type": "array"}'),
         ],
     )
-    def test_a_non_object_input_schema_is_refused_showing_the_schema(self, schema: Any, shown: str) -> None:
-        """Every provider needs an object schema for tool inputs."""
+    def test_an_input_schema_neither_object_nor_string_is_refused_showing_the_schema(
+        self, schema: Any, shown: str
+    ) -> None:
+        """Providers take object inputs, and free text for free-form tools; nothing else."""
         error = _error(input_schema=schema)
         assert (error.tool_id, error.field) == ("weather", "input_schema")
-        assert error.problem == f"must be an object schema (got {shown})"
+        assert error.problem == f"must be an object schema, or a string schema for a free-form tool (got {shown})"
 
     def test_an_invalid_json_schema_names_the_keyword_problem(self) -> None:
         """A dict that is not a valid JSON Schema is refused at definition time."""

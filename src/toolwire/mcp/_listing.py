@@ -15,7 +15,7 @@ from typing import Any
 
 from toolwire.exceptions import ToolDefinitionError
 from toolwire.schema import deep_copy_json
-from toolwire.tools import Tool, ToolAnnotations
+from toolwire.tools import Tool, ToolAnnotations, object_view
 
 META_STRICT = "toolwire/strict"
 """`_meta` key carrying `Tool.strict` (MCP has no strict flag)."""
@@ -54,7 +54,9 @@ def tool_listing(tool: Tool, *, protocol_version: str | None = None) -> dict[str
     if tool.title is not None:
         entry["title"] = tool.title
     entry["description"] = tool.description
-    entry["inputSchema"] = deep_copy_json(tool.input_schema.json_schema)
+    # MCP input schemas are objects: a free-form tool is listed as one string property `input`
+    listed = object_view(tool) if tool.free_form else tool
+    entry["inputSchema"] = deep_copy_json(listed.input_schema.json_schema)
     output_schema = listed_output_schema(tool, protocol_version)
     if output_schema is not None:
         entry["outputSchema"] = output_schema

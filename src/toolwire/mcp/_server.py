@@ -40,7 +40,7 @@ from toolwire.exceptions import ConfigurationError
 from toolwire.results import ToolCall, ToolResult, error_text, execution_denied
 from toolwire.runtime import AbortSignal, ExecutionSettings, Suspension, execute_tool, resume_tool, transformed
 from toolwire.schema import SchemaValidationError
-from toolwire.tools import Tool
+from toolwire.tools import Tool, free_form_input, object_view
 
 from ._context import (
     ElicitationError,
@@ -157,7 +157,9 @@ class _ToolServer:
 
     def input_schema(self, tool_name: str) -> Mapping[str, Any] | None:
         tool = self.tools.get(tool_name)
-        return tool.input_schema.json_schema if tool is not None else None
+        if tool is None:
+            return None
+        return (object_view(tool) if tool.free_form else tool).input_schema.json_schema
 
     async def list_tools(
         self, ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
@@ -318,7 +320,10 @@ def _refusal(call: ToolCall, message: str, error: BaseException | None = None) -
 def _valid_input(tool: Tool, value: Any) -> bool:
     """Whether the runtime will accept the input: nobody should be asked to approve a call that cannot run."""
     try:
-        tool.input_schema.validate(tool.input_schema.drop_disallowed_nulls(dict(value)))
+        if tool.free_form:
+            tool.input_schema.validate(free_form_input(value))
+        else:
+            tool.input_schema.validate(tool.input_schema.drop_disallowed_nulls(dict(value)))
     except (SchemaValidationError, TypeError, ValueError):
         return False
     return True

@@ -25,7 +25,7 @@ from toolwire._hooks import call_hook_async
 from toolwire.exceptions import ToolError
 from toolwire.results import ModelOutput, ToolCall, ToolResult, default_output, normalize_output
 from toolwire.schema import SchemaValidationError
-from toolwire.tools import Tool
+from toolwire.tools import Tool, free_form_input
 
 from .abort import AbortSignal
 from .context import ToolContext, mark_failed, tool_span
@@ -254,7 +254,9 @@ def _check_request_context(tool: Tool, call: ToolCall, request_context: Any) -> 
 def validate_input(tool: Tool, call: ToolCall) -> Any:
     """The call's input as `execute` would get it (JSON text parsed, nulls repaired), or the error result."""
     value = call.input
-    if isinstance(value, str):
+    if tool.free_form:
+        value = free_form_input(value)  # the text itself; `{"input": text}` from a custom or wrapped call
+    elif isinstance(value, str):
         try:
             value = json.loads(value) if value.strip() else {}
         except ValueError as exc:
