@@ -126,27 +126,24 @@ class ChatDecoder:
 
     def _arguments_only(self, frame: dict[str, Any]) -> ToolArgsPiece | None:
         try:
-            return self._dict_arguments_only(frame)
+            choices = frame.get("choices")
+            if not choices or len(choices) != 1 or frame.get("usage") is not None:
+                return None
+            choice = choices[0]
+            delta = choice.get("delta")
+            if delta is None or len(delta) != 1 or choice.get("finish_reason") is not None:
+                return None
+            calls = delta.get("tool_calls")
+            if not calls or len(calls) != 1:
+                return None
+            call = calls[0]
+            function = call.get("function")
+            if function is None or call.get("id") is not None or function.get("name") is not None:
+                return None
+            open_call = self._calls.get((choice.get("index", 0), call.get("index")))
+            arguments = function.get("arguments")
         except (AttributeError, TypeError, KeyError):  # a field of the wrong type: the general path names it
             return None
-
-    def _dict_arguments_only(self, frame: dict[str, Any]) -> ToolArgsPiece | None:
-        choices = frame.get("choices")
-        if not choices or len(choices) != 1 or frame.get("usage") is not None:
-            return None
-        choice = choices[0]
-        delta = choice.get("delta")
-        if delta is None or len(delta) != 1 or choice.get("finish_reason") is not None:
-            return None
-        calls = delta.get("tool_calls")
-        if not calls or len(calls) != 1:
-            return None
-        call = calls[0]
-        function = call.get("function")
-        if function is None or call.get("id") is not None or function.get("name") is not None:
-            return None
-        open_call = self._calls.get((choice.get("index", 0), call.get("index")))
-        arguments = function.get("arguments")
         return ToolArgsPiece(open_call.key, arguments) if open_call is not None and type(arguments) is str else None
 
     def _sdk_arguments_only(self, frame: Any) -> ToolArgsPiece | None:
