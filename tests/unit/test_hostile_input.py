@@ -443,7 +443,13 @@ class TestNesting:
         ],
     )
     def test_a_body_nested_past_the_recursion_limit_is_one_error_sync_and_async(self, api: str, body: bytes) -> None:
-        for events in (list(get_adapter(api).normalize(body)), asyncio.run(_collect(api, body))):
+        chunked = [body[start : start + 1000] for start in range(0, len(body), 1000)]
+        runs = (
+            list(get_adapter(api).normalize(body)),
+            list(get_adapter(api).normalize(chunked)),
+            asyncio.run(_collect(api, body)),
+        )
+        for events in runs:
             errors = [e.error_text for e in events if isinstance(e, Error)]
             assert len(errors) == 1
             assert errors[0].startswith(f"{api}: ")
