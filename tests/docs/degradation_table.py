@@ -134,6 +134,12 @@ PROBES: tuple[Probe, ...] = (
             }
         ),
     ),
+    Probe(
+        "A free-form tool",
+        '`input_schema={"type": "string"}`: the tool takes free text',
+        _encode(input_schema={"type": "string"}),
+        note="OpenAI takes it as a custom tool; `execute` receives the text on every API.",
+    ),
     Probe("Allowed tools", '`tool_choice={"allowed": ["get_weather"]}`', _choice({"allowed": ["get_weather"]})),
     Probe(
         "No parallel calls",
