@@ -21,6 +21,9 @@ import pydantic
 from jsonschema.protocols import Validator
 from pydantic.json_schema import GenerateJsonSchema
 
+from ._null_repair import BranchCheck, NullRepair, needs_null_repair
+from ._null_repair import accepts_null as accepts_null
+from ._null_repair import resolve_ref as resolve_ref
 from .exceptions import SchemaError
 
 JsonSchema = dict[str, Any]
@@ -96,7 +99,21 @@ class CompiledSchema:
         """
         if not self._repair_nulls:
             return value
-        return _drop_nulls(value, self.json_schema, self.json_schema, 0)
+        return NullRepair(self.json_schema, self._branch_check).value(value, [self.json_schema], 0)
+
+    @functools.cached_property
+    def _repair_validator(self) -> Validator:
+        """A validator of the canonical schema, to settle union ties in null repair (dict schemas reuse theirs)."""
+        if self._validator is not None:
+            return self._validator
+        validator_class = cast(
+            Any, jsonschema.validators.validator_for(self.json_schema, default=jsonschema.Draft202012Validator)
+        )
+        return cast(Validator, validator_class(self.json_schema))
+
+    def _branch_check(self) -> BranchCheck:
+        validator = self._repair_validator
+        return lambda branch, value: validator.evolve(schema=branch).is_valid(value)
 
     def validate(self, value: Any) -> Any:
         """Return the validated value (typed for pydantic schemas), or raise `SchemaValidationError`."""
@@ -169,7 +186,7 @@ def _compile_type(source: Any, mode: Literal["validation", "serialization"]) -> 
         kind="pydantic",
         python_type=source,
         _type_adapter=adapter,
-        _repair_nulls=_has_optional_non_nullable(canonical, canonical, 0),
+        _repair_nulls=needs_null_repair(canonical),
     )
 
 
@@ -195,7 +212,7 @@ def _compile_json_text(text: str) -> CompiledSchema:
         json_schema=canonical,
         kind="json-schema",
         _validator=cast(Validator, validator_class(canonical)),
-        _repair_nulls=_has_optional_non_nullable(canonical, canonical, 0),
+        _repair_nulls=needs_null_repair(canonical),
     )
 
 
@@ -227,158 +244,6 @@ def _refers_to(node: Any, ref: str) -> bool:
     if isinstance(node, list):
         return any(_refers_to(v, ref) for v in node)
     return False
-
-
-def resolve_ref(root: Mapping[str, Any], ref: str) -> JsonSchema | None:
-    """Resolve a local `#/...` JSON pointer against the root schema; None when it does not resolve."""
-    if not ref.startswith("#"):
-        return None
-    node: Any = root
-    for raw in ref[1:].split("/")[1:]:
-        part = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(node, Mapping) and part in node:
-            node = node[part]
-        else:
-            return None
-    return cast(JsonSchema, node) if isinstance(node, Mapping) else None
-
-
-def accepts_null(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int = 0) -> bool:
-    """Whether a (sub)schema accepts JSON null; unknown constructs count as accepting it."""
-    if depth > 32:
-        return True
-    if "$ref" in schema:
-        target = resolve_ref(root, schema["$ref"])
-        return True if target is None else accepts_null(target, root, depth + 1)
-    if "const" in schema:
-        return schema["const"] is None
-    if "enum" in schema:
-        return None in schema["enum"]
-    kind = schema.get("type")
-    if isinstance(kind, str):
-        return kind == "null"
-    if isinstance(kind, list):
-        return "null" in kind
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            return any(accepts_null(s, root, depth + 1) for s in schema[key] if isinstance(s, Mapping))
-    if "allOf" in schema:
-        return all(accepts_null(s, root, depth + 1) for s in schema["allOf"] if isinstance(s, Mapping))
-    # No type constraint at all: JSON Schema accepts null there.
-    return True
-
-
-def _has_optional_non_nullable(schema: Any, root: Mapping[str, Any], depth: int) -> bool:
-    if not isinstance(schema, Mapping) or depth > 32:
-        return False
-    properties = schema.get("properties")
-    if isinstance(properties, Mapping):
-        required = set(schema.get("required", ()))
-        for name, sub in properties.items():
-            if isinstance(sub, Mapping) and name not in required and not accepts_null(sub, root):
-                return True
-    return any(_has_optional_non_nullable(sub, root, depth + 1) for sub in _subschemas(schema))
-
-
-def _subschemas(schema: Mapping[str, Any]) -> list[Any]:
-    """The schemas directly inside a schema (maps of schemas, lists of schemas, single schemas)."""
-    found: list[Any] = []
-    for key in ("properties", "$defs", "definitions", "patternProperties"):
-        value = schema.get(key)
-        if isinstance(value, Mapping):
-            found.extend(value.values())
-    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
-        value = schema.get(key)
-        if isinstance(value, list):
-            found.extend(value)
-    for key in ("items", "additionalProperties", "not", "if", "then", "else"):
-        value = schema.get(key)
-        if isinstance(value, Mapping):
-            found.append(value)
-        elif key == "items" and isinstance(value, list):
-            found.extend(value)
-    return found
-
-
-def _drop_nulls(value: Any, schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Any:
-    if depth > 64:
-        return value
-    if "$ref" in schema:
-        target = resolve_ref(root, schema["$ref"])
-        return value if target is None else _drop_nulls(value, target, root, depth + 1)
-    if isinstance(value, dict):
-        return _drop_nulls_in_object(cast(dict[str, Any], value), schema, root, depth)
-    if isinstance(value, list):
-        items = schema.get("items")
-        if isinstance(items, Mapping):
-            return [_drop_nulls(v, items, root, depth + 1) for v in value]
-        return value
-    return value
-
-
-def _drop_nulls_in_object(value: dict[str, Any], schema: Mapping[str, Any], root: Mapping[str, Any], depth: int) -> Any:
-    branch = _object_branch(schema, root, value)
-    if branch is not None and branch is not schema:
-        return _drop_nulls(value, branch, root, depth + 1)
-    properties = schema.get("properties")
-    if not isinstance(properties, Mapping):
-        return value
-    required = set(schema.get("required", ()))
-    repaired: dict[str, Any] = {}
-    for key, item in value.items():
-        sub = properties.get(key)
-        if not isinstance(sub, Mapping):
-            repaired[key] = item
-        elif item is None and key not in required and not accepts_null(sub, root):
-            continue
-        else:
-            repaired[key] = _drop_nulls(item, sub, root, depth + 1)
-    return repaired
-
-
-def _object_branch(
-    schema: Mapping[str, Any], root: Mapping[str, Any], value: Mapping[str, Any]
-) -> Mapping[str, Any] | None:
-    """The branch of an `anyOf`/`oneOf` an object value is meant for (the schema itself without one).
-
-    A value matches a branch when every `const` (or one-value `enum`) property it carries agrees
-    and, for closed branches, all its keys are declared. With several matches none is chosen.
-    """
-    for key in ("anyOf", "oneOf"):
-        branches = schema.get(key)
-        if isinstance(branches, list):
-            resolved = [_resolved(b, root) for b in branches if isinstance(b, Mapping) and not _is_null_schema(b)]
-            objects = [b for b in resolved if b is not None]
-            if len(objects) == 1:
-                return objects[0]
-            matching = [b for b in objects if _could_be(value, b)]
-            return matching[0] if len(matching) == 1 else None
-    return schema
-
-
-def _resolved(schema: Mapping[str, Any], root: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    return resolve_ref(root, schema["$ref"]) if "$ref" in schema else schema
-
-
-def _could_be(value: Mapping[str, Any], branch: Mapping[str, Any]) -> bool:
-    properties = branch.get("properties")
-    if not isinstance(properties, Mapping):
-        return False
-    if branch.get("additionalProperties") is False and set(value) - set(properties):
-        return False
-    for name, sub in properties.items():
-        if isinstance(sub, Mapping) and name in value:
-            fixed = sub["const"] if "const" in sub else sub["enum"][0] if len(sub.get("enum", ())) == 1 else _UNSET
-            if fixed is not _UNSET and value[name] != fixed:
-                return False
-    return True
-
-
-_UNSET = object()
-
-
-def _is_null_schema(schema: Mapping[str, Any]) -> bool:
-    return schema.get("type") == "null" or ("const" in schema and schema["const"] is None)
 
 
 def json_type_of(value: Any) -> str:

@@ -461,8 +461,8 @@ def _leaf() -> st.SearchStrategy[Generated]:
 
 
 @st.composite
-def _node(draw: st.DrawFn, depth: int, *, all_required: bool = False) -> Generated:
-    """A property schema; `all_required` where the core cannot repair nulls (see the xfail tests above)."""
+def _node(draw: st.DrawFn, depth: int) -> Generated:
+    """A property schema."""
     if depth >= 2:
         return draw(_leaf())
     kind = draw(st.sampled_from(["leaf", "leaf", "array", "object", "nullable", "any_of", "one_of", "described_ref"]))
@@ -473,12 +473,12 @@ def _node(draw: st.DrawFn, depth: int, *, all_required: bool = False) -> Generat
             {"x": st.integers(), "y": st.integers()}
         )
     if kind == "array":
-        items, values = draw(_node(depth + 1, all_required=True))
+        items, values = draw(_node(depth + 1))
         return {"type": "array", "items": items}, st.lists(values, max_size=2)
     if kind == "object":
-        return draw(_object(depth + 1, all_required=all_required))
+        return draw(_object(depth + 1))
     if kind == "nullable":
-        inner, values = draw(_node(depth + 1, all_required=all_required))
+        inner, values = draw(_node(depth + 1))
         return {"anyOf": [inner, {"type": "null"}]}, st.one_of(st.none(), values)
     if kind == "any_of":
         (first, first_values), (second, second_values) = draw(_leaf()), draw(_leaf())
@@ -489,15 +489,15 @@ def _node(draw: st.DrawFn, depth: int, *, all_required: bool = False) -> Generat
 
 
 @st.composite
-def _object(draw: st.DrawFn, depth: int, tag: str | None = None, *, all_required: bool = False) -> Generated:
+def _object(draw: st.DrawFn, depth: int, tag: str | None = None) -> Generated:
     names = draw(st.lists(st.sampled_from(_NAMES), unique=True, max_size=3))
     properties: dict[str, Any] = {}
     required_values: dict[str, st.SearchStrategy[Any]] = {}
     optional_values: dict[str, st.SearchStrategy[Any]] = {}
     required: list[str] = []
     for name in names:
-        schema, values = draw(_node(depth, all_required=all_required or tag is not None))
-        if all_required or tag is not None or draw(st.booleans()):
+        schema, values = draw(_node(depth))
+        if draw(st.booleans()):
             required.append(name)
             required_values[name] = values
         else:
