@@ -19,6 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from toolwire.schema import resolve_ref
+
+from .._schema_refs import RefHoister
+from ._rules import RULES
+
 JsonSchema = dict[str, Any]
 
 STRING_FORMATS: Final = frozenset(
@@ -65,6 +70,11 @@ _TYPED_KEYWORDS: Final = frozenset().union(*_TYPE_KEYWORDS.values())
 _TYPES: Final = frozenset({"object", "array", "string", "integer", "number", "boolean", "null"})
 _CONSTRAINTS: Final = (_TYPED_KEYWORDS - {"properties", "required", "additionalProperties", "items"}) | {"uniqueItems"}
 """Moved keywords that validate (reported as no longer enforced); annotations such as `default` are not."""
+_STRUCTURAL: Final = frozenset(
+    {"type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "oneOf", "allOf"}
+    | set(_NOT_STRICT)
+)
+"""Keywords beside a `$ref` that change what it accepts: strict keeps only the `$ref`, so they block it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +87,10 @@ class StrictSchema:
     """Why strict is impossible, naming the location."""
     moved: tuple[str, ...] = ()
     """Constraints moved into descriptions (`minLength at properties.name`): described, not enforced."""
+    optional_parameters: int = 0
+    """Properties left out of `required`, over every object (counted against the per-request limit)."""
+    union_parameters: int = 0
+    """Schemas with `anyOf` (type lists become `anyOf`), counted against the per-request limit."""
 
 
 class _NotStrict(Exception):
@@ -85,51 +99,67 @@ class _NotStrict(Exception):
 
 def strict_schema(schema: Mapping[str, Any]) -> StrictSchema:
     """Anthropic's strict form of a root object schema, or why there is none."""
-    walker = _Walker()
+    walker = _Walker(schema)
     try:
         result = walker.root(schema)
+        _refuse_recursion(result)
     except _NotStrict as exc:
         return StrictSchema(None, str(exc))
-    return StrictSchema(result, None, tuple(walker.moved))
+    optional, unions = _complexity(result)
+    return StrictSchema(result, None, tuple(walker.moved), optional, unions)
 
 
 class _Walker:
     """One transformation; collects the constraints it moved into descriptions."""
 
-    __slots__ = ("moved",)
+    __slots__ = ("lifted", "moved", "refs")
 
-    def __init__(self) -> None:
+    def __init__(self, root: Mapping[str, Any]) -> None:
         self.moved: list[str] = []
+        self.lifted: list[list[tuple[str, str]]] = [[]]
+        """Per object being walked: annotations of bare `$ref`s inside it, `(path, text)`, for its description."""
+        definitions = root.get("$defs")
+        self.refs = RefHoister(root, definitions if isinstance(definitions, Mapping) else ())
 
     def root(self, schema: Mapping[str, Any]) -> JsonSchema:
-        rest = dict(schema)
-        definitions = rest.pop("definitions", None)
-        if isinstance(definitions, Mapping):
-            rest = _rewrite_refs(rest)
-            rest["$defs"] = {**_rewrite_refs(definitions), **rest.get("$defs", {})}
-        rest.pop("title", None)
+        rest = {k: v for k, v in schema.items() if k not in ("title", "definitions")}
         if rest.get("type") == "object" and "properties" not in rest:
             rest["properties"] = {}  # the root is a tool's arguments: no properties means no arguments
-        return self.node(rest, "")
+        result = self.node(rest, "", root=True)
+        hoisted: JsonSchema = {}
+        while self.refs.pending:
+            name, target = self.refs.pending.pop(0)
+            hoisted[name] = self.node(target, _join("$defs", name))
+        if hoisted:
+            result = {
+                "$defs": {**result.get("$defs", {}), **hoisted},
+                **{k: v for k, v in result.items() if k != "$defs"},
+            }
+        self._attach(result, self.lifted.pop(), "")
+        return result
 
-    def node(self, schema: Any, path: str) -> JsonSchema:
+    def node(self, schema: Any, path: str, *, root: bool = False) -> JsonSchema:
         if not isinstance(schema, Mapping):
             raise _NotStrict(f"the schema at {_where(path)} is {json.dumps(schema)[:40]}, not an object schema")
         rest = {k: v for k, v in schema.items() if k not in _DROPPED}
-        defs = rest.pop("$defs", None)
+        defs = rest.pop("$defs", None)  # below the root, what references use is hoisted to the root
+        self.lifted.append([])
         body = self._body(rest, path)
-        if not isinstance(defs, Mapping):
+        lifted = self.lifted.pop()
+        if body.get("type") == "object":
+            self._attach(body, lifted, path)
+        else:
+            self.lifted[-1].extend(lifted)
+        if not root or not isinstance(defs, Mapping):
             return body
-        return {"$defs": {name: self.node(sub, _join(path, "$defs", name)) for name, sub in defs.items()}, **body}
+        return {"$defs": {name: self.node(sub, _join("$defs", name)) for name, sub in defs.items()}, **body}
 
     def _body(self, rest: dict[str, Any], path: str) -> JsonSchema:
         out: JsonSchema = {}
+        if _single_all_of(rest):
+            rest = self._merged_all_of(rest, path)
         if "$ref" in rest:
-            out["$ref"] = rest.pop("$ref")
-            if rest:  # the SDK keeps only the $ref; a one-branch allOf keeps the description as well
-                out = {"allOf": [out]}
-                self._annotations(out, rest, path)
-            return out
+            return self._bare_ref(rest, path)
         if isinstance(rest.get("type"), list):
             return self._body(self._split_types(rest), path)
         for keyword, what in _NOT_STRICT.items():
@@ -142,6 +172,51 @@ class _Walker:
             self._typed(out, kind, rest, path)
         self._annotations(out, rest, path)
         return out
+
+    def _bare_ref(self, rest: dict[str, Any], path: str) -> JsonSchema:
+        """`{"$ref"}` alone: its annotations go to the enclosing object's description (`strict.ref_siblings`)."""
+        ref = rest.pop("$ref")
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            raise _NotStrict(f"the $ref {ref!r} at {_where(path)} is not local: {RULES['strict.external_ref'].cite()}")
+        local = self.refs.local(ref)
+        if local is None:
+            raise _NotStrict(f"the $ref {ref!r} at {_where(path)} does not resolve")
+        target = resolve_ref(self.refs.root, ref)
+        if target is not None and "type" in rest and rest["type"] == target.get("type"):
+            del rest["type"]  # says again what the target says
+        structural = sorted(rest.keys() & _STRUCTURAL)
+        if structural:
+            raise _NotStrict(
+                f"the $ref at {_where(path)} has {', '.join(structural)} beside it, which strict mode cannot keep "
+                f"({RULES['strict.ref_siblings'].cite()})"
+            )
+        if rest:
+            annotations: JsonSchema = {}
+            self._annotations(annotations, rest, path)
+            text = annotations.get("description", annotations.get("title"))
+            if text is not None:
+                self.lifted[-1].append((path, str(text)))
+        return {"$ref": local}
+
+    def _merged_all_of(self, rest: dict[str, Any], path: str) -> dict[str, Any]:
+        """A one-branch `allOf` merged into its node (`strict.all_of_ref`: no `$ref` may sit in an allOf)."""
+        branch = rest.pop("allOf")[0]
+        if not isinstance(branch, Mapping):
+            raise _NotStrict(f"the allOf branch at {_where(path)} is not an object schema")
+        merged = {k: v for k, v in branch.items() if k not in _DROPPED and k != "$defs"}
+        for key, value in rest.items():
+            if key in merged and merged[key] != value and key not in ("description", "title"):
+                raise _NotStrict(f"the allOf at {_where(path)} conflicts with its own `{key}`")
+            merged[key] = value
+        return merged
+
+    def _attach(self, out: JsonSchema, lifted: list[tuple[str, str]], path: str) -> None:
+        """Append the annotations of bare `$ref`s below an object to its description, each with its place."""
+        if not lifted:
+            return
+        notes = "\n".join(f"`{_relative(where, path)}`: {text}" for where, text in lifted)
+        description = out.get("description")
+        out["description"] = f"{description}\n\n{notes}" if description else notes
 
     def _split_types(self, rest: dict[str, Any]) -> dict[str, Any]:
         kinds = list(dict.fromkeys(rest.pop("type")))
@@ -209,7 +284,14 @@ class _Walker:
         out["properties"] = {name: self.node(sub, _join(path, "properties", name)) for name, sub in properties.items()}
         out["additionalProperties"] = False
         if "required" in rest:
-            out["required"] = list(rest.pop("required"))
+            required = list(rest.pop("required"))
+            undeclared = [name for name in required if name not in properties]
+            if undeclared:
+                raise _NotStrict(
+                    f"the object at {_where(path)} requires {', '.join(map(repr, undeclared))} without declaring "
+                    f"{'it' if len(undeclared) == 1 else 'them'}: {RULES['strict.required_declared'].cite()}"
+                )
+            out["required"] = required
 
     def _array(self, out: JsonSchema, rest: dict[str, Any], path: str) -> None:
         if "items" not in rest:
@@ -232,17 +314,73 @@ class _Walker:
             out["description"] = (f"{description}\n\n" if description is not None else "") + "{" + rendered + "}"
 
 
-def _rewrite_refs(node: Any) -> Any:
-    """A copy with `#/definitions/...` references pointing at `#/$defs/...`."""
-    if isinstance(node, Mapping):
-        copied = {k: _rewrite_refs(v) for k, v in node.items()}
-        ref = copied.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/definitions/"):
-            copied["$ref"] = "#/$defs/" + ref.removeprefix("#/definitions/")
-        return copied
-    if isinstance(node, list):
-        return [_rewrite_refs(v) for v in node]
-    return node
+def _single_all_of(rest: Mapping[str, Any]) -> bool:
+    branches = rest.get("allOf")
+    return isinstance(branches, list) and len(branches) == 1 and "anyOf" not in rest and "oneOf" not in rest
+
+
+def _relative(where: str, path: str) -> str:
+    """A child's place as the enclosing object's description names it (`home`, `tags.items`)."""
+    inner = where.removeprefix(f"{path}.") if path else where
+    return inner.removeprefix("properties.").replace(".properties.", ".")
+
+
+def _refuse_recursion(schema: JsonSchema) -> None:
+    """`strict.recursive`: a definition that reaches itself (or a `#` reference) makes strict impossible."""
+    definitions = schema.get("$defs", {})
+    uses = {name: _references(sub) for name, sub in definitions.items()}
+    if "#" in _references({k: v for k, v in schema.items() if k != "$defs"}) or any("#" in u for u in uses.values()):
+        raise _NotStrict(f"the schema refers to its own root: {RULES['strict.recursive'].cite()}")
+    for start in uses:
+        pending, seen = list(uses[start]), set()
+        while pending:
+            name = pending.pop().removeprefix("#/$defs/")
+            if name == start:
+                raise _NotStrict(f"the definition {start!r} refers to itself: {RULES['strict.recursive'].cite()}")
+            if name not in seen:
+                seen.add(name)
+                pending.extend(uses.get(name, ()))
+
+
+def _references(node: Any) -> set[str]:
+    found: set[str] = set()
+    pending = [node]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            ref = item.get("$ref")
+            if isinstance(ref, str):
+                found.add(ref)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return found
+
+
+def _complexity(schema: JsonSchema) -> tuple[int, int]:
+    """`(optional properties, union schemas)` over the whole strict schema (definitions once)."""
+    optional = unions = 0
+    pending: list[Any] = [schema]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, list):
+            pending.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        properties = node.get("properties")
+        if isinstance(properties, dict):
+            required = set(node.get("required", ()))
+            optional += sum(1 for name in properties if name not in required)
+        if "anyOf" in node:
+            unions += 1
+        for key in ("properties", "$defs"):
+            if isinstance(node.get(key), dict):
+                pending.extend(node[key].values())
+        for key in ("items", "anyOf", "allOf"):
+            if key in node:
+                pending.append(node[key])
+    return optional, unions
 
 
 def _is_primitive(value: Any) -> bool:

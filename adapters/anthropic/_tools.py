@@ -9,7 +9,7 @@ Wire shapes: `anthropic/types/tool_param.py` (`ToolParam`: `name`, `description`
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import jsonschema
 
@@ -19,7 +19,8 @@ from toolwire.schema import deep_copy_json
 from toolwire.tool_choice import ToolChoice
 from toolwire.tools import Tool
 
-from ._schema import JsonSchema, strict_schema, without_root_combinators
+from ._rules import RULES
+from ._schema import JsonSchema, StrictSchema, strict_schema, without_root_combinators
 
 Degrade = Callable[[str, str, str | None], None]
 """Records one degradation: `(feature, action, tool_id)`."""
@@ -65,7 +66,7 @@ def _strict_schema(tool: Tool, options: EncodeOptions, degrade: Degrade) -> Json
     wanted = tool.strict if tool.strict is not None else options.strict
     if wanted is False or (wanted is None and not options.auto_strict):
         return None
-    result = strict_schema(tool.input_schema.json_schema)
+    result = _strict_result(tool)
     if result.schema is None:
         if wanted:
             degrade("strict", f"sent without `strict` because {result.problem}", tool.id)
@@ -78,6 +79,57 @@ def _strict_schema(tool: Tool, options: EncodeOptions, degrade: Degrade) -> Json
             tool.id,
         )
     return result.schema
+
+
+def _strict_result(tool: Tool) -> StrictSchema:
+    """The strict form of the tool's input schema, computed once per tool (the request budget reads it again)."""
+    cached = tool._wire_cache.get(_STRICT_KEY)
+    if cached is None:
+        cached = tool._wire_cache[_STRICT_KEY] = strict_schema(tool.input_schema.json_schema)
+    return cast(StrictSchema, cached)
+
+
+_STRICT_KEY = ("anthropic", "strict_schema")
+"""`_strict_result`'s key in the tool's wire cache (the base's entry keys are `(api, settings, options, name)`)."""
+
+
+def within_strict_budget(entries: list[dict[str, Any]], tools: dict[str, Tool], degrade: Degrade) -> list[str]:
+    """Drop `strict` from the tools that would take the request past Anthropic's complexity limits.
+
+    The limits hold across all strict tools of a request (`strict.max_strict_tools`,
+    `strict.max_optional_parameters`, `strict.max_union_parameters`); tools keep strict in
+    request order while the totals fit. Returns the ids of the tools that lost it.
+    """
+    totals = {"strict.max_strict_tools": 0, "strict.max_optional_parameters": 0, "strict.max_union_parameters": 0}
+    demoted: list[str] = []
+    for entry in entries:
+        tool = tools.get(entry["name"])
+        if entry.get("strict") is not True or tool is None:
+            continue
+        result = _strict_result(tool)
+        adds = {
+            "strict.max_strict_tools": 1,
+            "strict.max_optional_parameters": result.optional_parameters,
+            "strict.max_union_parameters": result.union_parameters,
+        }
+        over = [key for key, count in adds.items() if totals[key] + count > (RULES[key].limit or 0)]
+        if not over:
+            for key, count in adds.items():
+                totals[key] += count
+            continue
+        rule = RULES[over[0]]
+        degrade(
+            "strict",
+            f"sent without `strict`: with this tool the request's strict tools would exceed a limit: {rule.cite()} "
+            f"(this tool adds {adds[over[0]]} to {totals[over[0]]})",
+            tool.id,
+        )
+        entry["input_schema"] = _plain_schema(tool, degrade)
+        del entry["strict"]
+        if tool.input_examples:
+            entry["input_examples"] = _examples(tool, None, degrade)
+        demoted.append(tool.id)
+    return demoted
 
 
 def _examples(tool: Tool, strict: JsonSchema | None, degrade: Degrade) -> list[dict[str, Any]]:

@@ -24,7 +24,7 @@ from toolwire.tools import Tool
 
 from ._decode import AnthropicDecoder
 from ._history import encode_history, tool_results_message
-from ._tools import tool_choice_fragment, tool_entry
+from ._tools import tool_choice_fragment, tool_entry, within_strict_budget
 
 DEFAULT_MAX_TOKENS = 4096
 """`max_tokens` when the caller gives none: the Messages API requires it."""
@@ -68,8 +68,16 @@ class AnthropicAdapter(Adapter):
         tools: tuple[Tool, ...],
         degradations: list[Degradation],
     ) -> dict[str, Any]:
-        """`{"tools": [...], "tool_choice"?: {...}}`."""
-        return tool_choice_fragment(entries, choice, names, partial(self.degrade, degradations))
+        """`{"tools": [...], "tool_choice"?: {...}}`; strict only within the request's complexity limits."""
+        degrade = partial(self.degrade, degradations)
+        fragment = tool_choice_fragment(entries, choice, names, degrade)
+        by_name = {names.wire(tool.id): tool for tool in tools}
+        demoted = within_strict_budget(fragment["tools"], by_name, degrade)
+        if demoted:  # what strict moved no longer applies to a tool sent without it
+            degradations[:] = [
+                d for d in degradations if not (d.feature == "strict.constraints" and d.tool_id in demoted)
+            ]
+        return fragment
 
     # -- responses ---------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from typing import Any
 from toolwire.exceptions import SchemaError
 from toolwire.schema import resolve_ref
 
+from ._rules import RULES
 from ._schema import SchemaNotes, const_type, describe
 
 _RENAMED = {
@@ -68,24 +69,25 @@ _TYPE_KEYS: dict[str, frozenset[str]] = {
 
 
 def openapi_schema_for_gemini(
-    schema: Mapping[str, Any], notes: SchemaNotes, *, tool_id: str, field: str
+    schema: Mapping[str, Any], notes: SchemaNotes, *, tool_id: str, field: str, vertex: bool = False
 ) -> dict[str, Any]:
-    """A new `Schema` dict in the SDK's wire spelling.
+    """A new `Schema` dict in the SDK's wire spelling; `vertex` for Vertex AI, which also takes additionalProperties.
 
     Raises:
         SchemaError: a `$ref` that is recursive or does not resolve.
     """
-    return _OpenApiWalker(schema, notes, tool_id, field).node(schema, field, ())
+    return _OpenApiWalker(schema, notes, tool_id, field, vertex=vertex).node(schema, field, ())
 
 
 class _OpenApiWalker:
     """One conversion, with the root at hand for `$ref` lookups."""
 
-    def __init__(self, root: Mapping[str, Any], notes: SchemaNotes, tool_id: str, field: str) -> None:
+    def __init__(self, root: Mapping[str, Any], notes: SchemaNotes, tool_id: str, field: str, *, vertex: bool) -> None:
         self.root = root
         self.notes = notes
         self.tool_id = tool_id
         self.field = field
+        self.vertex = vertex
         self._converted: dict[str, dict[str, Any]] = {}
         """Definitions already converted, by `$ref` (a definition converts the same everywhere)."""
 
@@ -265,7 +267,17 @@ class _OpenApiWalker:
         elif "items" in node and node["items"] is not False:
             out["items"] = self.node(node["items"], f"{where}.items", refs)
         extra = node.get("additionalProperties")
-        if isinstance(extra, bool):
+        if extra is not None and not isinstance(extra, (bool, dict)):
+            return
+        if extra is not None and not self.vertex:
+            rule = RULES["openapi.additional_properties"]
+            self.notes.add(
+                "schema.additionalProperties",
+                where,
+                f"dropped at {{where}} for the Gemini API: {rule.cite()} (toolwire still validates it; "
+                "schema_format='json' keeps it)",
+            )
+        elif isinstance(extra, bool):
             out["additional_properties"] = extra
         elif isinstance(extra, dict):
             out["additional_properties"] = self.node(extra, f"{where}.additionalProperties", refs)

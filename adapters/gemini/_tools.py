@@ -17,13 +17,15 @@ answer in text; AUTO takes no names), `{"validated": true}` turns AUTO into VALI
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from toolwire.compat import Degradation
 from toolwire.names import NameMap
 from toolwire.tool_choice import ToolChoice
 
-MAX_DECLARATIONS = 512
+from ._rules import RULES
+
+MAX_DECLARATIONS: Final = RULES["max_function_declarations"].limit or 512
 """`Tool.function_declarations` docstring: "The maximum number of declared functions is 512"."""
 
 Mode = Literal["AUTO", "ANY", "NONE", "VALIDATED"]

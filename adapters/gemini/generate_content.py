@@ -5,6 +5,9 @@ Settings (`get_adapter("gemini", **settings)`):
 - `schema_format="json"` (default): schemas go out as JSON Schema in `parameters_json_schema`
   and `response_json_schema`; `"openapi"`: as the OpenAPI-subset `parameters` / `response`,
   for endpoints that need it (Live API, older models).
+- `vertex=True`: requests go to Vertex AI (`genai.Client(vertexai=True)`), whose OpenAPI-subset
+  schemas also take `additionalProperties` (on the Gemini API it is dropped and reported); implied
+  by `stream_function_call_arguments`.
 - `stream_function_call_arguments=True` (Vertex only): ask for streamed arguments; the
   `functionCallingConfig` is then written as the SDK writes it in Vertex mode.
 - `function_response_parts=False` (Gemini 2.x): images and files in tool results go as parts
@@ -78,22 +81,27 @@ class GeminiAdapter(Adapter):
         schema_format: SchemaFormat = "json",
         stream_function_call_arguments: bool = False,
         function_response_parts: bool = True,
+        vertex: bool | None = None,
     ) -> None:
         if schema_format not in ("json", "openapi"):
             raise ConfigurationError(f"gemini: schema_format must be 'json' or 'openapi', got {schema_format!r}")
         for name, value in (
             ("stream_function_call_arguments", stream_function_call_arguments),
             ("function_response_parts", function_response_parts),
+            ("vertex", stream_function_call_arguments if vertex is None else vertex),
         ):
             if not isinstance(value, bool):
                 raise ConfigurationError(f"gemini: {name} must be true or false, got {value!r}")
+        if vertex is False and stream_function_call_arguments:
+            raise ConfigurationError("gemini: stream_function_call_arguments is Vertex AI only, but vertex=False")
         self.schema_format: SchemaFormat = schema_format
         self.stream_function_call_arguments = stream_function_call_arguments
         self.function_response_parts = function_response_parts
+        self.vertex: bool = stream_function_call_arguments if vertex is None else vertex
 
     def settings_key(self) -> tuple[Any, ...]:
         """The settings that change tool entries."""
-        return (self.schema_format,)
+        return (self.schema_format, self.vertex)
 
     # -- tool definitions ----------------------------------------------------------------
 
@@ -107,13 +115,17 @@ class GeminiAdapter(Adapter):
         if self.schema_format == "json":
             entry["parameters_json_schema"] = json_schema_for_gemini(schema, notes, "input_schema")
         elif schema.get("properties"):
-            entry["parameters"] = openapi_schema_for_gemini(schema, notes, tool_id=tool.id, field="input_schema")
+            entry["parameters"] = openapi_schema_for_gemini(
+                schema, notes, tool_id=tool.id, field="input_schema", vertex=self.vertex
+            )
         if tool.output_schema is not None:
             output = tool.output_schema.json_schema
             if self.schema_format == "json":
                 entry["response_json_schema"] = json_schema_for_gemini(output, notes, "output_schema")
             else:
-                entry["response"] = openapi_schema_for_gemini(output, notes, tool_id=tool.id, field="output_schema")
+                entry["response"] = openapi_schema_for_gemini(
+                    output, notes, tool_id=tool.id, field="output_schema", vertex=self.vertex
+                )
         for feature, action in notes.actions():
             self.degrade(degradations, feature, action, tool.id)
         if (tool.strict if tool.strict is not None else options.strict) is True:

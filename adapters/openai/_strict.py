@@ -12,11 +12,15 @@ rewrites a canonical schema into that subset without touching the input:
 - `default` and `examples` move into the description (lossless: they only inform the model);
 - constraints strict mode rejects (`minLength`, unsupported `format`s, ...) move into the
   description too, but the model is no longer held to them (toolwire still validates them);
+- every local `$ref` points into the root `$defs`: targets elsewhere (`#/properties/x`,
+  draft-07 `definitions`, nested `$defs`, `$anchor`s) become root definitions; `$schema`,
+  `$id`, `$anchor` and `$comment` are dropped;
 - what strict mode cannot express at all (open dicts, untyped values, tuples, multi-branch
-  `allOf`, remote `$ref`s) makes the result `schema=None` with the reasons.
+  `allOf`, remote `$ref`s, a `required` name without a property) and schemas beyond the
+  documented size limits (`_limits.py`) make the result `schema=None` with the reasons.
 
 What OpenAI accepts follows the SDK's own `openai/lib/_pydantic.py::_ensure_strict_json_schema`
-and the Structured Outputs "supported schemas" list, kept conservative.
+and the Structured Outputs "supported schemas" list (`_rules.py`, with sources), kept conservative.
 """
 
 from __future__ import annotations
@@ -26,7 +30,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from toolwire.schema import accepts_null, resolve_ref
+from toolwire.schema import accepts_null
+
+from .._schema_refs import RefHoister
+from ._limits import limit_problems
+from ._rules import RULES
 
 _STRICT_FORMATS: Final = frozenset(
     {"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"}
@@ -64,7 +72,6 @@ _KEPT: Final = frozenset(
         "anyOf",
         "$ref",
         "$defs",
-        "definitions",
         "description",
         "title",
         "pattern",
@@ -76,9 +83,6 @@ _KEPT: Final = frozenset(
         "exclusiveMinimum",
         "minItems",
         "maxItems",
-        "$schema",
-        "$id",
-        "$anchor",
         "allOf",
     }
 )
@@ -127,8 +131,11 @@ def to_strict_schema(schema: Mapping[str, Any]) -> StrictResult:
     """The strict-mode form of an object schema (the input is never modified)."""
     transform = _StrictTransform(schema)
     result = transform.node(schema, "$", root=True)
-    if "anyOf" in result or "$ref" in result:
-        transform.blockers.append("`$` must be a plain object schema (strict mode rejects a root anyOf or $ref)")
+    transform.hoisted_definitions(result)
+    if "anyOf" in result or "$ref" in result or result.get("type") != "object":
+        transform.blockers.append(f"`$` is not a plain object schema: {RULES['strict.root_object'].cite()}")
+    if not transform.blockers:
+        transform.blockers.extend(limit_problems(result))
     if transform.blockers:
         return StrictResult(None, reasons=tuple(dict.fromkeys(transform.blockers)))
     return StrictResult(result, relaxed=tuple(transform.relaxed))
@@ -141,6 +148,17 @@ class _StrictTransform:
         self.root = root
         self.blockers: list[str] = []
         self.relaxed: list[str] = []
+        definitions = root.get("$defs")
+        self.refs = RefHoister(root, definitions if isinstance(definitions, Mapping) else ())
+
+    def hoisted_definitions(self, result: dict[str, Any]) -> None:
+        """Walk the targets `$ref`s pointed at outside the root `$defs`, into the root `$defs`."""
+        hoisted: dict[str, Any] = {}
+        while self.refs.pending:
+            name, target = self.refs.pending.pop(0)
+            hoisted[name] = self.node(target, f"$defs.{name}")
+        if hoisted:
+            result["$defs"] = {**result.get("$defs", {}), **hoisted}
 
     def node(self, schema: Any, path: str, *, root: bool = False) -> dict[str, Any]:
         """The strict form of one (sub)schema."""
@@ -155,7 +173,7 @@ class _StrictTransform:
         kind = node.get("type")
         self._children(node, path, kind, root=root)
         if "$ref" in node:
-            self._check_ref(node["$ref"], path)
+            self._local_ref(node, path)
         elif kind is None and not _TYPED_KEYS.intersection(node):
             self.blockers.append(f"`{path}` accepts any JSON value (it has no type)")
         if notes:
@@ -186,10 +204,9 @@ class _StrictTransform:
         branches = node.get("anyOf")
         if type(branches) is list:
             node["anyOf"] = [self.node(b, f"{path}.anyOf[{i}]") for i, b in enumerate(branches)]
-        for key in ("$defs", "definitions"):
-            definitions = node.get(key)
-            if type(definitions) is dict:
-                node[key] = {name: self.node(sub, f"{key}.{name}") for name, sub in definitions.items()}
+        definitions = node.pop("$defs", None)
+        if root and type(definitions) is dict:  # elsewhere, what refs use is hoisted to the root
+            node["$defs"] = {name: self.node(sub, f"$defs.{name}") for name, sub in definitions.items()}
 
     def _inline_single_all_of(self, node: dict[str, Any], path: str) -> dict[str, Any]:
         branches = node.get("allOf")
@@ -244,6 +261,12 @@ class _StrictTransform:
             self.blockers.append(f"`{path}.properties` is not an object")
             return
         required = set(node.get("required", ()))
+        undeclared = [name for name in node.get("required", ()) if name not in properties]
+        if undeclared:
+            self.blockers.append(
+                f"`{path}` requires {', '.join(f'`{n}`' for n in undeclared)} without declaring "
+                f"{'it' if len(undeclared) == 1 else 'them'}: {RULES['strict.required_declared'].cite()}"
+            )
         closed: dict[str, Any] = {}
         for name, sub in properties.items():
             child = self.node(sub, f"{path}.{name}")
@@ -261,11 +284,17 @@ class _StrictTransform:
             return
         node["items"] = self.node(node["items"], f"{path}[]")
 
-    def _check_ref(self, ref: Any, path: str) -> None:
+    def _local_ref(self, node: dict[str, Any], path: str) -> None:
+        """Points the node's `$ref` into the root `$defs`, or records why it cannot be."""
+        ref = node["$ref"]
         if not isinstance(ref, str) or not ref.startswith("#"):
             self.blockers.append(f"`{path}` uses a $ref outside the schema ({ref!r})")
-        elif ref != "#" and resolve_ref(self.root, ref) is None:
+            return
+        local = self.refs.local(ref)
+        if local is None:
             self.blockers.append(f"`{path}` uses a $ref that does not resolve ({ref!r})")
+        else:
+            node["$ref"] = local
 
 
 def _plain_scalar(schema: dict[str, Any]) -> bool:

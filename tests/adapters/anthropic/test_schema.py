@@ -126,13 +126,17 @@ class TestRules:
             "additionalProperties": False,
         }
 
-    def test_a_ref_with_a_description_keeps_it_through_a_one_branch_all_of(self) -> None:
+    def test_a_ref_with_a_description_is_sent_bare_and_the_description_moves_to_the_object(self) -> None:
+        """`strict.ref_siblings` / `strict.all_of_ref`: no allOf around a $ref; the object names the field."""
         schema = {
             "type": "object",
+            "description": "Args.",
             "properties": {"p": {"$ref": "#/$defs/P", "description": "The P"}},
             "$defs": {"P": {"type": "string"}},
         }
-        assert strict(schema)["properties"]["p"] == {"allOf": [{"$ref": "#/$defs/P"}], "description": "The P"}
+        result = strict(schema)
+        assert result["properties"]["p"] == {"$ref": "#/$defs/P"}
+        assert result["description"] == "Args.\n\n`p`: The P"
 
     def test_draft_07_definitions_become_defs(self) -> None:
         schema = {
@@ -162,16 +166,6 @@ class TestRules:
 
     def test_a_root_without_properties_takes_no_arguments(self) -> None:
         assert strict({"type": "object"}) == {"type": "object", "properties": {}, "additionalProperties": False}
-
-    def test_recursive_models_keep_their_references(self) -> None:
-        class Node(BaseModel):
-            name: str
-            children: list[Node] = []
-
-        schema = compile_schema(Node).json_schema  # the root $ref inlined, as for every tool
-        result = strict(schema)
-        assert result["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
-        assert result["$defs"]["Node"]["additionalProperties"] is False
 
     def test_the_input_schema_is_not_mutated(self) -> None:
         schema = {
@@ -242,6 +236,20 @@ class TestImpossible:
     def test_a_boolean_schema(self) -> None:
         schema = {"type": "object", "properties": {"x": True}}
         assert impossible(schema) == "the schema at `properties.x` is true, not an object schema"
+
+    def test_a_recursive_model(self) -> None:
+        """`strict.recursive`: Anthropic's strict mode does not support recursive schemas."""
+
+        class Node(BaseModel):
+            name: str
+            children: list[Node] = []
+
+        schema = compile_schema(Node).json_schema  # the root $ref inlined, as for every tool
+        assert impossible(schema) == (
+            "the definition 'Node' refers to itself: recursive schemas are not supported "
+            "(https://platform.claude.com/docs/en/build-with-claude/structured-outputs, JSON Schema limitations "
+            "(Not supported: recursive schemas))"
+        )
 
     def test_the_result_carries_no_schema(self) -> None:
         assert strict_schema({"type": "object", "properties": {"x": {}}}) == StrictSchema(

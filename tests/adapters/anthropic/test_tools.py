@@ -85,7 +85,7 @@ TICKET_STRICT_SCHEMA = {
     "type": "object",
     "properties": {
         "title": {"type": "string", "description": "One-line summary\n\n{maxLength: 80}"},
-        "priority": {"allOf": [{"$ref": "#/$defs/Priority"}], "description": '{default: "low"}'},
+        "priority": {"$ref": "#/$defs/Priority"},
         "reporter": {"$ref": "#/$defs/Person"},
         "assignee": {"anyOf": [{"$ref": "#/$defs/Person"}, {"type": "null"}], "description": "{default: null}"},
         "tags": {"type": "array", "items": {"type": "string"}},
@@ -93,7 +93,7 @@ TICKET_STRICT_SCHEMA = {
     },
     "additionalProperties": False,
     "required": ["title", "reporter"],
-    "description": "A support ticket.",
+    "description": 'A support ticket.\n\n`priority`: {default: "low"}',
 }
 
 WEATHER_SCHEMA = {

@@ -42,9 +42,14 @@ class TestRegistry:
     def test_settings_that_change_tool_entries_are_part_of_the_cache_key(self) -> None:
         keys = {
             get_adapter("gemini", **s).settings_key()
-            for s in ({}, {"schema_format": "openapi"}, {"function_response_parts": False})
+            for s in (
+                {},
+                {"schema_format": "openapi"},
+                {"function_response_parts": False},
+                {"schema_format": "openapi", "vertex": True},
+            )
         }
-        assert keys == {("json",), ("openapi",)}
+        assert keys == {("json", False), ("openapi", False), ("openapi", True)}
 
     @pytest.mark.parametrize(
         ("settings", "message"),
@@ -52,6 +57,11 @@ class TestRegistry:
             ({"schema_format": "yaml"}, "schema_format must be 'json' or 'openapi', got 'yaml'"),
             ({"stream_function_call_arguments": "yes"}, "stream_function_call_arguments must be true or false"),
             ({"function_response_parts": 1}, "function_response_parts must be true or false"),
+            ({"vertex": "yes"}, "vertex must be true or false"),
+            (
+                {"vertex": False, "stream_function_call_arguments": True},
+                "stream_function_call_arguments is Vertex AI only, but vertex=False",
+            ),
         ],
     )
     def test_bad_settings_are_refused(self, settings: dict[str, Any], message: str) -> None:
