@@ -29,6 +29,8 @@ from ._tools import tool_choice_fragment, tool_entry, within_strict_budget
 DEFAULT_MAX_TOKENS = 4096
 """`max_tokens` when the caller gives none: the Messages API requires it."""
 _REQUEST_FIELDS = frozenset({"model", "messages", "tool_choice", "stream"})
+_STRICT_ONLY = frozenset({"strict.constraints", "input_examples"})
+"""Degradations a strict encoding reports (constraints moved, examples the strict schema refuses)."""
 
 
 class AnthropicAdapter(Adapter):
@@ -73,10 +75,8 @@ class AnthropicAdapter(Adapter):
         fragment = tool_choice_fragment(entries, choice, names, degrade)
         by_name = {names.wire(tool.id): tool for tool in tools}
         demoted = within_strict_budget(fragment["tools"], by_name, degrade)
-        if demoted:  # what strict moved no longer applies to a tool sent without it
-            degradations[:] = [
-                d for d in degradations if not (d.feature == "strict.constraints" and d.tool_id in demoted)
-            ]
+        if demoted:  # what strict moved or dropped no longer applies to a tool sent without it
+            degradations[:] = [d for d in degradations if not (d.feature in _STRICT_ONLY and d.tool_id in demoted)]
         return fragment
 
     # -- responses ---------------------------------------------------------------------------
