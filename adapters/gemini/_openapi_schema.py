@@ -277,8 +277,8 @@ class _OpenApiWalker:
                 f"dropped at {{where}} for the Gemini API: {rule.cite()} (toolwire still validates it; "
                 "schema_format='json' keeps it)",
             )
-        elif isinstance(extra, bool):
-            out["additional_properties"] = extra
+        elif isinstance(extra, bool) or _any_value(extra):
+            out["additional_properties"] = extra if isinstance(extra, bool) else True
         elif isinstance(extra, dict):
             out["additional_properties"] = self.node(extra, f"{where}.additionalProperties", refs)
 
@@ -354,6 +354,14 @@ class _OpenApiWalker:
             self._unsupported(key, where)
         description = siblings.get("description")
         return describe(description, extras) if extras else description if isinstance(description, str) else None
+
+
+def _any_value(node: Any) -> bool:
+    """A schema without a type-bearing keyword (`{}`, a description only): any value, as `true` says."""
+    return isinstance(node, dict) and _json_type(node) is None and not _TYPED.intersection(node)
+
+
+_TYPED = frozenset({"anyOf", "oneOf", "allOf", "$ref", "not", "if"})
 
 
 def _is_ref(node: Any) -> bool:

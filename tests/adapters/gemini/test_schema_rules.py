@@ -61,6 +61,15 @@ class TestAdditionalProperties:
         assert encoded.warnings == []
         assert vertex_sdk.send(config=dict(encoded))["tools"] == encoded["tools"]
 
+    @pytest.mark.parametrize("values", [{}, {"description": "Anything"}, True])
+    def test_a_map_of_any_values_stays_open_on_vertex(self, values: Any) -> None:
+        """Not a map of STRING, which is what an untyped schema becomes elsewhere."""
+        schema = {"type": "object", "properties": {"meta": {"type": "object", "additionalProperties": values}}}
+        adapter = get_adapter("gemini", schema_format="openapi", vertex=True)
+        encoded = adapter.encode_tools([create_tool(id="t", description="d", input_schema=schema)])
+        parameters = encoded["tools"][0]["functionDeclarations"][0]["parameters"]
+        assert parameters["properties"]["meta"] == {"type": "OBJECT", "additional_properties": True}
+
     def test_streamed_arguments_imply_vertex(self) -> None:
         adapter = get_adapter("gemini", schema_format="openapi", stream_function_call_arguments=True)
         assert _encode(adapter).warnings == []
