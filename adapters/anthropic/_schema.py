@@ -106,6 +106,10 @@ def strict_schema(schema: Mapping[str, Any]) -> StrictSchema:
     except _NotStrict as exc:
         return StrictSchema(None, str(exc))
     optional, unions = _complexity(result)
+    for key, count in (("strict.max_optional_parameters", optional), ("strict.max_union_parameters", unions)):
+        rule = RULES[key]
+        if rule.limit is not None and count > rule.limit:
+            return StrictSchema(None, f"the schema alone counts {count} where {rule.cite()}")
     return StrictSchema(result, None, tuple(walker.moved), optional, unions)
 
 

@@ -8,6 +8,7 @@ Wire shapes: `anthropic/types/tool_param.py` (`ToolParam`: `name`, `description`
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -49,8 +50,11 @@ def tool_entry(tool: Tool, wire_name: str, options: EncodeOptions, degrade: Degr
 
 
 def _plain_schema(tool: Tool, degrade: Degrade) -> JsonSchema:
-    """The schema as given, except for the root combinators the API refuses."""
-    schema, folded = without_root_combinators(deep_copy_json(tool.input_schema.json_schema))
+    """A copy of the schema as given, except for the root combinators the API refuses (computed once per tool)."""
+    cached = tool._wire_cache.get(_PLAIN_KEY)
+    if cached is None:
+        cached = tool._wire_cache[_PLAIN_KEY] = without_root_combinators(tool.input_schema.json_schema)
+    schema, folded = cast(tuple[JsonSchema, tuple[str, ...]], cached)
     if folded:
         degrade(
             "input_schema.combinators",
@@ -58,7 +62,7 @@ def _plain_schema(tool: Tool, degrade: Degrade) -> JsonSchema:
             "refuses them at the top of input_schema (toolwire still validates them)",
             tool.id,
         )
-    return schema
+    return cast(JsonSchema, marshal.loads(marshal.dumps(schema)))  # JSON only: the fastest deep copy
 
 
 def _strict_schema(tool: Tool, options: EncodeOptions, degrade: Degrade) -> JsonSchema | None:
@@ -90,7 +94,8 @@ def _strict_result(tool: Tool) -> StrictSchema:
 
 
 _STRICT_KEY = ("anthropic", "strict_schema")
-"""`_strict_result`'s key in the tool's wire cache (the base's entry keys are `(api, settings, options, name)`)."""
+_PLAIN_KEY = ("anthropic", "plain_schema")
+"""Keys of their own in the tool's wire cache (the base's entry keys are `(api, settings, options, name)`)."""
 
 
 def within_strict_budget(entries: list[dict[str, Any]], tools: dict[str, Tool], degrade: Degrade) -> list[str]:

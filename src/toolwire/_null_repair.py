@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final, cast
 
-BranchCheck = Callable[[Mapping[str, Any], Any], bool]
+Schema = dict[str, Any]
+BranchCheck = Callable[[Schema, Any], bool]
 """Whether a value is valid against one subschema of the root (used only to settle ties)."""
 
 _MAX_DEPTH: Final = 64
@@ -98,12 +99,12 @@ def accepts_null(schema: Mapping[str, Any], root: Mapping[str, Any], depth: int 
     for key in ("anyOf", "oneOf"):
         branches = schema.get(key)
         if isinstance(branches, list) and not any(
-            accepts_null(s, root, depth + 1) for s in branches if isinstance(s, Mapping)
+            accepts_null(s, root, depth + 1) for s in branches if isinstance(s, dict)
         ):
             return False
     branches = schema.get("allOf")
     if isinstance(branches, list):
-        return all(accepts_null(s, root, depth + 1) for s in branches if isinstance(s, Mapping))
+        return all(accepts_null(s, root, depth + 1) for s in branches if isinstance(s, dict))
     return True
 
 
@@ -113,14 +114,14 @@ def needs_null_repair(root: Mapping[str, Any]) -> bool:
 
 
 def _has_optional_non_nullable(schema: Any, root: Mapping[str, Any], depth: int) -> bool:
-    if not isinstance(schema, Mapping) or depth > _MAX_DEPTH:
+    if not isinstance(schema, dict) or depth > _MAX_DEPTH:
         return False
     properties = schema.get("properties")
-    if isinstance(properties, Mapping):
+    if isinstance(properties, dict):
         required = schema.get("required")
         required = set(required) if isinstance(required, list) else set()
         for name, sub in properties.items():
-            if isinstance(sub, Mapping) and name not in required and not accepts_null(sub, root):
+            if isinstance(sub, dict) and name not in required and not accepts_null(sub, root):
                 return True
     return any(_has_optional_non_nullable(sub, root, depth + 1) for sub in _subschemas(schema))
 
@@ -130,7 +131,7 @@ def _subschemas(schema: Mapping[str, Any]) -> list[Any]:
     found: list[Any] = []
     for key in ("properties", "$defs", "definitions", "patternProperties", "dependentSchemas"):
         value = schema.get(key)
-        if isinstance(value, Mapping):
+        if isinstance(value, dict):
             found.extend(value.values())
     for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
         value = schema.get(key)
@@ -138,7 +139,7 @@ def _subschemas(schema: Mapping[str, Any]) -> list[Any]:
             found.extend(value)
     for key in ("items", "additionalProperties", "not", "if", "then", "else", "contains"):
         value = schema.get(key)
-        if isinstance(value, Mapping):
+        if isinstance(value, dict):
             found.append(value)
         elif key == "items" and isinstance(value, list):
             found.extend(value)
@@ -148,14 +149,24 @@ def _subschemas(schema: Mapping[str, Any]) -> list[Any]:
 class NullRepair:
     """One repair walk: the root for `$ref`s and, for ties between union branches, a validity check."""
 
-    __slots__ = ("_check", "_trials", "root")
+    __slots__ = ("_check", "_nullable", "_trials", "root")
 
-    def __init__(self, root: Mapping[str, Any], check: Callable[[], BranchCheck]) -> None:
+    def __init__(
+        self, root: Mapping[str, Any], check: Callable[[], BranchCheck], nullable: dict[int, bool] | None = None
+    ) -> None:
         self.root = root
         self._check = check
+        self._nullable = {} if nullable is None else nullable
+        """`accepts_null` by subschema id; the owner may keep it across walks (its schema is read-only)."""
         self._trials = _MAX_TRIALS
 
-    def value(self, value: Any, schemas: list[Mapping[str, Any]], depth: int) -> Any:
+    def _accepts_null(self, schema: Schema) -> bool:
+        known = self._nullable.get(id(schema))
+        if known is None:
+            known = self._nullable[id(schema)] = accepts_null(schema, self.root)
+        return known
+
+    def value(self, value: Any, schemas: list[Schema], depth: int) -> Any:
         """`value` with the disallowed nulls dropped, under every schema in `schemas` (allOf semantics)."""
         if depth > _MAX_DEPTH or not schemas:
             return value
@@ -165,22 +176,22 @@ class NullRepair:
             return self._array(value, schemas, depth)
         return value
 
-    def _object(self, value: dict[str, Any], schemas: list[Mapping[str, Any]], depth: int) -> dict[str, Any]:
+    def _object(self, value: dict[str, Any], schemas: list[Schema], depth: int) -> dict[str, Any]:
         flat = self._flatten(schemas, value, depth)
-        declared: dict[str, list[Mapping[str, Any]]] = {}
-        extra: list[Mapping[str, Any]] = []
+        declared: dict[str, list[Schema]] = {}
+        extra: list[Schema] = []
         required: set[Any] = set()
         for schema in flat:
             properties = schema.get("properties")
-            if isinstance(properties, Mapping):
+            if isinstance(properties, dict):
                 for name, sub in properties.items():
-                    if isinstance(sub, Mapping):
+                    if isinstance(sub, dict):
                         declared.setdefault(name, []).append(sub)
             names = schema.get("required")
             if isinstance(names, list):
                 required.update(n for n in names if isinstance(n, str))
             more = schema.get("additionalProperties")
-            if isinstance(more, Mapping):
+            if isinstance(more, dict):
                 extra.append(more)
         if not declared and not extra:
             return value
@@ -190,16 +201,16 @@ class NullRepair:
             if subs is None:
                 repaired[key] = self.value(item, extra, depth + 1) if extra else item
             elif item is None:
-                if key in required or all(accepts_null(sub, self.root) for sub in subs):
+                if key in required or all(self._accepts_null(sub) for sub in subs):
                     repaired[key] = None
             else:
                 repaired[key] = self.value(item, subs, depth + 1)
         return repaired
 
-    def _array(self, value: list[Any], schemas: list[Mapping[str, Any]], depth: int) -> list[Any]:
+    def _array(self, value: list[Any], schemas: list[Schema], depth: int) -> list[Any]:
         flat = self._flatten(schemas, value, depth)
-        rest: list[Mapping[str, Any]] = []
-        positional: list[list[Mapping[str, Any]]] = []
+        rest: list[Schema] = []
+        positional: list[list[Schema]] = []
         for schema in flat:
             prefix = schema.get("prefixItems")
             items = schema.get("items")
@@ -207,11 +218,11 @@ class NullRepair:
                 prefix, items = items, schema.get("additionalItems")
             if isinstance(prefix, list):
                 for position, sub in enumerate(prefix):
-                    if isinstance(sub, Mapping):
+                    if isinstance(sub, dict):
                         while len(positional) <= position:
                             positional.append([])
                         positional[position].append(sub)
-            if isinstance(items, Mapping):
+            if isinstance(items, dict):
                 rest.append(items)
         if not rest and not positional:
             return value
@@ -220,9 +231,9 @@ class NullRepair:
             for i, item in enumerate(value)
         ]
 
-    def _flatten(self, schemas: list[Mapping[str, Any]], value: Any, depth: int) -> list[Mapping[str, Any]]:
+    def _flatten(self, schemas: list[Schema], value: Any, depth: int) -> list[Schema]:
         """Every schema that applies to `value`: `$ref`s resolved, `allOf` expanded, the union branch chosen."""
-        flat: list[Mapping[str, Any]] = []
+        flat: list[Schema] = []
         pending = list(schemas)
         while pending and len(flat) < _MAX_SCHEMA_HOPS:
             schema = pending.pop()
@@ -234,7 +245,7 @@ class NullRepair:
                     pending.append(target)
             branches = schema.get("allOf")
             if isinstance(branches, list):
-                pending.extend(b for b in branches if isinstance(b, Mapping))
+                pending.extend(b for b in branches if isinstance(b, dict))
             for key in ("anyOf", "oneOf"):
                 if isinstance(schema.get(key), list):
                     chosen = self._branch(schema, key, value, depth)
@@ -242,9 +253,9 @@ class NullRepair:
                         pending.append(chosen)
         return flat
 
-    def _branch(self, schema: Mapping[str, Any], key: str, value: Any, depth: int) -> Mapping[str, Any] | None:
+    def _branch(self, schema: Schema, key: str, value: Any, depth: int) -> Schema | None:
         """The branch of a union `value` was written for; None when it cannot be told."""
-        candidates = [b for b in schema[key] if isinstance(b, Mapping) and self._admits(b, value, 0)]
+        candidates = [b for b in schema[key] if isinstance(b, dict) and self._admits(b, value, 0)]
         if len(candidates) <= 1:
             return candidates[0] if candidates else None
         if type(value) is dict:
@@ -264,17 +275,15 @@ class NullRepair:
         valid = [b for b, r in zip(candidates, repaired, strict=True) if check(b, r)]
         return valid[0] if len(valid) == 1 else None
 
-    def _by_discriminator(
-        self, schema: Mapping[str, Any], candidates: list[Mapping[str, Any]], value: dict[str, Any]
-    ) -> Mapping[str, Any] | None:
+    def _by_discriminator(self, schema: Schema, candidates: list[Schema], value: dict[str, Any]) -> Schema | None:
         """pydantic's `discriminator: {propertyName, mapping}` (OpenAPI's form): the tag names the branch."""
         discriminator = schema.get("discriminator")
-        if not isinstance(discriminator, Mapping):
+        if not isinstance(discriminator, dict):
             return None
         mapping = discriminator.get("mapping")
         name = discriminator.get("propertyName")
         tag = value.get(name) if isinstance(name, str) else None
-        if not isinstance(mapping, Mapping) or not isinstance(tag, str) or not isinstance(mapping.get(tag), str):
+        if not isinstance(mapping, dict) or not isinstance(tag, str) or not isinstance(mapping.get(tag), str):
             return None
         target: str = mapping[tag]
         for branch in candidates:
@@ -282,12 +291,12 @@ class NullRepair:
                 return branch
         return resolve_ref(self.root, target)
 
-    def _by_keys(self, candidates: list[Mapping[str, Any]], value: dict[str, Any]) -> list[Mapping[str, Any]]:
+    def _by_keys(self, candidates: list[Schema], value: dict[str, Any]) -> list[Schema]:
         """The candidates whose tags, required and closed keys fit; narrowed to an exact key match if one.
 
         A strict emission carries every property of its branch, so an exact match is decisive.
         """
-        fitting: list[tuple[Mapping[str, Any], set[str]]] = []
+        fitting: list[tuple[Schema, set[str]]] = []
         for branch in candidates:
             names = self._fits(branch, value)
             if names is not None:
@@ -298,12 +307,12 @@ class NullRepair:
                 return narrower
         return [b for b, _ in fitting]
 
-    def _fits(self, branch: Mapping[str, Any], value: dict[str, Any]) -> set[str] | None:
+    def _fits(self, branch: Schema, value: dict[str, Any]) -> set[str] | None:
         """The property names of a branch when `value` may belong to it (tags agree, no key missing or extra)."""
         names: set[str] = set()
         for schema in self._conjuncts(branch):
             properties = schema.get("properties")
-            properties = properties if isinstance(properties, Mapping) else {}
+            properties = properties if isinstance(properties, dict) else {}
             names.update(properties)
             required = schema.get("required")
             required = required if isinstance(required, list) else []
@@ -313,16 +322,16 @@ class NullRepair:
             if closed and any(k not in properties for k in value):
                 return None
             for name, sub in properties.items():
-                if name not in value or not isinstance(sub, Mapping):
+                if name not in value or not isinstance(sub, dict):
                     continue
                 stands_for_absent = value[name] is None and name not in required
                 if not stands_for_absent and not _tag_agrees(sub, value[name], self.root):
                     return None
         return names
 
-    def _conjuncts(self, schema: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    def _conjuncts(self, schema: Schema) -> list[Schema]:
         """The schema with its `$ref` targets and `allOf` branches (nested unions are not chosen here)."""
-        found: list[Mapping[str, Any]] = []
+        found: list[Schema] = []
         pending = [schema]
         while pending and len(found) < _MAX_SCHEMA_HOPS:
             node = pending.pop()
@@ -333,10 +342,10 @@ class NullRepair:
                 pending.append(target)
             branches = node.get("allOf")
             if isinstance(branches, list):
-                pending.extend(b for b in branches if isinstance(b, Mapping))
+                pending.extend(b for b in branches if isinstance(b, dict))
         return found
 
-    def _admits(self, schema: Mapping[str, Any], value: Any, hops: int) -> bool:
+    def _admits(self, schema: Schema, value: Any, hops: int) -> bool:
         """Whether the schema's type, `const` and `enum` admit the value (shallow; refs and unions followed)."""
         if hops > _MAX_SCHEMA_HOPS:
             return True
@@ -359,16 +368,16 @@ class NullRepair:
         for key in ("anyOf", "oneOf"):
             branches = schema.get(key)
             if isinstance(branches, list) and not any(
-                self._admits(b, value, hops + 1) for b in branches if isinstance(b, Mapping)
+                self._admits(b, value, hops + 1) for b in branches if isinstance(b, dict)
             ):
                 return False
         branches = schema.get("allOf")
         if isinstance(branches, list):
-            return all(self._admits(b, value, hops + 1) for b in branches if isinstance(b, Mapping))
+            return all(self._admits(b, value, hops + 1) for b in branches if isinstance(b, dict))
         return True
 
 
-def _tag_agrees(schema: Mapping[str, Any], value: Any, root: Mapping[str, Any]) -> bool:
+def _tag_agrees(schema: Schema, value: Any, root: Mapping[str, Any]) -> bool:
     """False when the property is a fixed tag (`const`, one-value `enum`) that the value does not carry."""
     ref = schema.get("$ref")
     if isinstance(ref, str):

@@ -99,7 +99,12 @@ class CompiledSchema:
         """
         if not self._repair_nulls:
             return value
-        return NullRepair(self.json_schema, self._branch_check).value(value, [self.json_schema], 0)
+        return NullRepair(self.json_schema, self._branch_check, self._nullable).value(value, [self.json_schema], 0)
+
+    @functools.cached_property
+    def _nullable(self) -> dict[int, bool]:
+        """Null acceptance of this schema's subschemas, by id (they live and stay unchanged as long as it does)."""
+        return {}
 
     @functools.cached_property
     def _repair_validator(self) -> Validator:

@@ -127,6 +127,24 @@ class TestObjects:
             f"the object at the root requires 'id' without declaring it: {RULES['strict.required_declared'].cite()}"
         )
 
+    @pytest.mark.parametrize(
+        ("key", "schema"),
+        [
+            ("strict.max_optional_parameters", {"type": "object", "properties": {f"o{i}": _STRING for i in range(25)}}),
+            (
+                "strict.max_union_parameters",
+                {
+                    "type": "object",
+                    "properties": {f"u{i}": {"type": ["string", "null"]} for i in range(17)},
+                    "required": [f"u{i}" for i in range(17)],
+                },
+            ),
+        ],
+    )
+    def test_a_schema_past_a_request_limit_on_its_own_cannot_be_strict(self, key: str, schema: dict[str, Any]) -> None:
+        limit = _limit(key)
+        assert impossible(schema) == f"the schema alone counts {limit + 1} where {RULES[key].cite()}"
+
     def test_optional_and_union_parameters_are_counted_over_the_whole_schema(self) -> None:
         """What the request-wide limits add up: optional properties and `anyOf`s, definitions included."""
         schema = {
