@@ -102,10 +102,10 @@ def strict_schema(schema: Mapping[str, Any]) -> StrictSchema:
     walker = _Walker(schema)
     try:
         result = walker.root(schema)
-        _refuse_recursion(result)
+        uses, optional, unions = _survey(result)
+        _refuse_recursion(uses, list(result.get("$defs", ())))
     except _NotStrict as exc:
         return StrictSchema(None, str(exc))
-    optional, unions = _complexity(result)
     for key, count in (("strict.max_optional_parameters", optional), ("strict.max_union_parameters", unions)):
         rule = RULES[key]
         if rule.limit is not None and count > rule.limit:
@@ -329,14 +329,43 @@ def _relative(where: str, path: str) -> str:
     return inner.removeprefix("properties.").replace(".properties.", ".")
 
 
-def _refuse_recursion(schema: JsonSchema) -> None:
+def _survey(schema: JsonSchema) -> tuple[dict[str | None, set[str]], int, int]:
+    """One walk of a strict schema: the `$ref`s each definition holds (None: outside `$defs`), the optional
+    properties and the `anyOf`s (what the request-wide limits count; definitions once each)."""
+    uses: dict[str | None, set[str]] = {}
+    optional = unions = 0
+    pending: list[tuple[Any, str | None]] = [(schema, None)]
+    while pending:
+        node, owner = pending.pop()
+        if type(node) is not dict:
+            continue
+        ref = node.get("$ref")
+        if type(ref) is str:
+            uses.setdefault(owner, set()).add(ref)
+        properties = node.get("properties")
+        if type(properties) is dict:
+            required = node.get("required") or ()
+            optional += sum(1 for name in properties if name not in required)
+            pending.extend((sub, owner) for sub in properties.values())
+        definitions = node.get("$defs")
+        if type(definitions) is dict:
+            pending.extend((sub, name) for name, sub in definitions.items())
+        if "items" in node:
+            pending.append((node["items"], owner))
+        for key in ("anyOf", "allOf"):
+            branches = node.get(key)
+            if type(branches) is list:
+                unions += key == "anyOf"
+                pending.extend((sub, owner) for sub in branches)
+    return uses, optional, unions
+
+
+def _refuse_recursion(uses: dict[str | None, set[str]], definitions: list[str]) -> None:
     """`strict.recursive`: a definition that reaches itself (or a `#` reference) makes strict impossible."""
-    definitions = schema.get("$defs", {})
-    uses = {name: _references(sub) for name, sub in definitions.items()}
-    if "#" in _references({k: v for k, v in schema.items() if k != "$defs"}) or any("#" in u for u in uses.values()):
+    if any("#" in refs for refs in uses.values()):
         raise _NotStrict(f"the schema refers to its own root: {RULES['strict.recursive'].cite()}")
-    for start in uses:
-        pending, seen = list(uses[start]), set()
+    for start in definitions:
+        pending, seen = list(uses.get(start, ())), set()
         while pending:
             name = pending.pop().removeprefix("#/$defs/")
             if name == start:
@@ -344,47 +373,6 @@ def _refuse_recursion(schema: JsonSchema) -> None:
             if name not in seen:
                 seen.add(name)
                 pending.extend(uses.get(name, ()))
-
-
-def _references(node: Any) -> set[str]:
-    found: set[str] = set()
-    pending = [node]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, dict):
-            ref = item.get("$ref")
-            if isinstance(ref, str):
-                found.add(ref)
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return found
-
-
-def _complexity(schema: JsonSchema) -> tuple[int, int]:
-    """`(optional properties, union schemas)` over the whole strict schema (definitions once)."""
-    optional = unions = 0
-    pending: list[Any] = [schema]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, list):
-            pending.extend(node)
-            continue
-        if not isinstance(node, dict):
-            continue
-        properties = node.get("properties")
-        if isinstance(properties, dict):
-            required = set(node.get("required", ()))
-            optional += sum(1 for name in properties if name not in required)
-        if "anyOf" in node:
-            unions += 1
-        for key in ("properties", "$defs"):
-            if isinstance(node.get(key), dict):
-                pending.extend(node[key].values())
-        for key in ("items", "anyOf", "allOf"):
-            if key in node:
-                pending.append(node[key])
-    return optional, unions
 
 
 def _is_primitive(value: Any) -> bool:
