@@ -1,4 +1,4 @@
-"""Property: instance → strict emission (absent → null, per the strict schema) → null repair gives the instance back.
+"""Property: instance → strict emission (absent → null, per the strict schema) → `normalize` gives the instance back.
 
 Schemas are generated both as pydantic models and as JSON Schemas, with optionals, nested models,
 lists, unions (of models, of a model and a list of it), discriminated unions (by tag and by
@@ -10,6 +10,7 @@ branch of a union that accepts it, every property the value leaves out sent as `
 from __future__ import annotations
 
 import itertools
+import json
 from typing import Annotated, Any, Literal, Optional, Union
 
 import jsonschema
@@ -17,9 +18,9 @@ import pydantic
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import Discriminator, Field, Tag
-from toolwire.adapters.openai._strict import to_strict_schema
 
-from toolwire import compile_schema
+from toolwire import compile_schema, create_tool, get_adapter
+from toolwire.events import ToolInputAvailable
 from toolwire.schema import resolve_ref
 
 Generated = tuple[Any, st.SearchStrategy[Any]]
@@ -63,14 +64,22 @@ def emit(value: Any, node: dict[str, Any], root: dict[str, Any], data: st.DataOb
     return value
 
 
-def round_trip(schema_source: Any, value: Any, data: st.DataObject) -> tuple[Any, Any]:
-    """`(emission, repaired)` for a value of a schema, after checking the emission against the strict schema."""
-    compiled = compile_schema(schema_source)
-    result = to_strict_schema(compiled.json_schema)
-    assert result.schema is not None, result.reasons
-    sent = emit(value, result.schema, result.schema, data)
-    jsonschema.Draft202012Validator(result.schema).validate(sent)
-    return sent, compiled.drop_disallowed_nulls(sent)
+def round_trip(schema_source: Any, value: Any, data: st.DataObject) -> ToolInputAvailable:
+    """The event `normalize` gives for a strict emission of `value` by the model (OpenAI Chat, strict tool)."""
+    tool = create_tool(id="t", description="d", input_schema=schema_source, strict=True)
+    adapter = get_adapter("openai-chat")
+    function = adapter.encode_tools([tool])["tools"][0]["function"]
+    assert function["strict"] is True
+    strict_schema = function["parameters"]
+    sent = emit(value, strict_schema, strict_schema, data)
+    jsonschema.Draft202012Validator(strict_schema).validate(sent)
+    call = {"id": "call_1", "type": "function", "function": {"name": "t", "arguments": json.dumps(sent)}}
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    body = {"id": "c", "object": "chat.completion", "choices": [{"index": 0, "message": message}]}
+    events = list(adapter.normalize(json.dumps(body).encode(), tools=[tool]))
+    available = [event for event in events if isinstance(event, ToolInputAvailable)]
+    assert len(available) == 1, events
+    return available[0]
 
 
 # -- JSON Schemas -----------------------------------------------------------------------------------
@@ -218,8 +227,7 @@ def test_a_json_schema_instance_survives_strict_emission_and_repair(data: st.Dat
     schema = {**schema, "$defs": _DEFS}
     value = data.draw(values)
     jsonschema.Draft202012Validator(schema).validate(value)
-    _, repaired = round_trip(schema, value, data)
-    assert repaired == value
+    assert round_trip(schema, value, data).input == value
 
 
 # -- pydantic models --------------------------------------------------------------------------------
@@ -330,7 +338,4 @@ def test_a_pydantic_instance_survives_strict_emission_and_repair(data: st.DataOb
     """The repaired emission validates into the same model instance as the original value."""
     model, values = data.draw(_model(0))
     value = data.draw(values)
-    compiled = compile_schema(model)
-    expected = compiled.validate(value)
-    _, repaired = round_trip(model, value, data)
-    assert compiled.validate(repaired) == expected
+    assert round_trip(model, value, data).validated_input == compile_schema(model).validate(value)
