@@ -133,9 +133,9 @@ def main() -> None:
                 adapter.encode_tools([tool], strict=strict)
 
             cold, warm = _per_call(uncached, repeat), _per_call(cached, repeat)
-            print(f"{label:<28} {str(strict):<7} {cold:>12.1f} {warm:>10.1f}")
+            print(f"{label:<28} {strict!s:<7} {cold:>12.1f} {warm:>10.1f}")
     schema = tool.input_schema
-    sent = {name: None for name in CreateTicket.model_fields} | {
+    sent = dict.fromkeys(CreateTicket.model_fields) | {
         "title": "t",
         "description": "d",
         "reporter": {"name": "a", "email": None, "phone": None},
