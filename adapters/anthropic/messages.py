@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any, ClassVar
 
+from toolwire._clients import ClientSpec
 from toolwire._extras import optional_imports
 from toolwire.adapter import Adapter, EncodedTools, EncodeOptions
 from toolwire.capabilities import Capabilities
@@ -53,6 +54,13 @@ class AnthropicAdapter(Adapter):
         server_tools=True,
     )
     reserved_tool_fields = frozenset({"name", "description", "input_schema", "strict", "input_examples"})
+    client_spec = ClientSpec(
+        package="anthropic",
+        expected="an anthropic.Anthropic or anthropic.AsyncAnthropic client (or Bedrock/Vertex variant)",
+        sync_classes=("SyncAPIClient",),
+        async_classes=("AsyncAPIClient",),
+        method="messages.create",
+    )
 
     # -- tool definitions --------------------------------------------------------------------
 
@@ -98,7 +106,9 @@ class AnthropicAdapter(Adapter):
         report(degradations)
         return [] if message is None else [message]
 
-    def encode_messages(self, messages: Sequence[Message | Mapping[str, Any]], /, **options: Any) -> dict[str, Any]:
+    def encode_history(
+        self, messages: Sequence[Message], degradations: list[Degradation], /, **options: Any
+    ) -> dict[str, Any]:
         """`{"system"?: ..., "messages": [...]}`: the request fields for a neutral conversation.
 
         Raises:
@@ -106,10 +116,7 @@ class AnthropicAdapter(Adapter):
         """
         if options:
             raise ConfigurationError(f"{self.api} encode_messages takes no options, got {sorted(options)}")
-        degradations: list[Degradation] = []
-        fields = encode_history(messages, partial(self.degrade, degradations))
-        report(degradations)
-        return fields
+        return encode_history(messages, partial(self.degrade, degradations))
 
     # -- calling the SDK (agent loop, conformance suite) ----------------------------------------
 
@@ -121,6 +128,7 @@ class AnthropicAdapter(Adapter):
         tools: EncodedTools | None,
         options: Mapping[str, Any],
         stream: bool,
+        degradations: list[Degradation] | None = None,
     ) -> dict[str, Any]:
         """`client.messages.create` keyword arguments; `max_tokens` (required by the API) defaults to 4096.
 
@@ -134,7 +142,7 @@ class AnthropicAdapter(Adapter):
         clash = sorted(options.keys() & _REQUEST_FIELDS)
         if clash:
             raise ConfigurationError(f"{self.api} request options may not set {clash}: toolwire builds them")
-        fields = self.encode_messages(messages)
+        fields = self._history_fields(messages, degradations)
         if "system" in options and "system" in fields:
             raise ConfigurationError(
                 f"{self.api}: give the system prompt either as a system message or as the `system` option, not both"

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
+from toolwire._clients import ClientSpec
 from toolwire._encoding import description_with_examples
 from toolwire._extras import optional_imports
 from toolwire.adapter import Adapter, EncodedTools, EncodeOptions
@@ -73,6 +74,12 @@ class GeminiAdapter(Adapter):
     )
     reserved_tool_fields = frozenset(
         {"name", "description", "parameters", "parameters_json_schema", "response", "response_json_schema"}
+    )
+    client_spec = ClientSpec(
+        package="google.genai",
+        expected="a google.genai.Client (it serves sync runs, and async ones through `.aio`)",
+        both_classes=("Client",),
+        method="models.generate_content",
     )
 
     def __init__(
@@ -208,6 +215,7 @@ class GeminiAdapter(Adapter):
         tools: EncodedTools | None,
         options: Mapping[str, Any],
         stream: bool,
+        degradations: list[Degradation] | None = None,
     ) -> dict[str, Any]:
         """`models.generate_content(_stream)` keyword arguments: `model`, `contents`, `config`.
 
@@ -222,7 +230,7 @@ class GeminiAdapter(Adapter):
         unknown = sorted(set(options) - {"config", "tools"})
         if unknown:
             raise ConfigurationError(f"gemini: request options are `config` and `tools`, got {unknown}")
-        encoded = self.encode_messages(messages, model=model)
+        encoded = self._history_fields(messages, degradations, model=model)
         fragment: dict[str, Any] = dict(tools or {})
         extra = dict(options.get("config") or {})
         provider_tools = [*options.get("tools", ()), *extra.pop("tools", ())]
@@ -280,9 +288,10 @@ class GeminiAdapter(Adapter):
         report(degradations)
         return [{"role": "user", "parts": parts}]
 
-    def encode_messages(
+    def encode_history(
         self,
-        messages: Sequence[Message | Mapping[str, Any]],
+        messages: Sequence[Message],
+        degradations: list[Degradation],
         /,
         *,
         thought_signature_placeholder: bool = True,
@@ -301,16 +310,13 @@ class GeminiAdapter(Adapter):
         """
         if options:
             raise ConfigurationError(f"gemini: encode_messages has no option(s) {sorted(options)}")
-        degradations: list[Degradation] = []
         nested = self.function_response_parts and not _before_gemini_3(model)
         encoder = HistoryEncoder(
             self._noter(degradations),
             nested_media=nested,
             signature_placeholder=thought_signature_placeholder,
         )
-        encoded = encoder.encode(messages)
-        report(degradations)
-        return encoded
+        return encoder.encode(messages)
 
     def _noter(self, degradations: list[Degradation]) -> Note:
         def note(feature: str, action: str, tool_id: str | None = None) -> None:

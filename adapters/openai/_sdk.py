@@ -4,7 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolwire._clients import ClientSpec
 from toolwire._extras import optional_imports
+
+
+def openai_client_spec(method: str) -> ClientSpec:
+    """The clients both OpenAI apis drive; they differ in the method they call."""
+    return ClientSpec(
+        package="openai",
+        expected="an openai.OpenAI or openai.AsyncOpenAI client (or an Azure one)",
+        sync_classes=("SyncAPIClient",),
+        async_classes=("AsyncAPIClient",),
+        method=method,
+    )
 
 
 def openai_client(*, api_key: str, asynchronous: bool, http_client: Any, base_url: str | None) -> Any:

@@ -28,7 +28,7 @@ from toolwire.tools import Tool
 
 from ._chat_decode import ChatDecoder
 from ._chat_history import ChatResultEncoder, chat_messages
-from ._sdk import openai_client
+from ._sdk import openai_client, openai_client_spec
 from ._tools import (
     chat_tool_choice,
     choice_fields,
@@ -67,6 +67,7 @@ class OpenAIChatAdapter(Adapter):
     )
     reserved_tool_fields = frozenset({"type", "function", "custom"})
     unsupported_provider_options = RESPONSES_ONLY_OPTIONS
+    client_spec = openai_client_spec("chat.completions.create")
 
     def __new__(cls, *, profile: ChatProfile = "openai") -> OpenAIChatAdapter:
         """The compatible profile is its own subclass, so `capabilities` tell the truth about it."""
@@ -167,15 +168,16 @@ class OpenAIChatAdapter(Adapter):
         report(degradations)
         return messages
 
-    def encode_messages(self, messages: Sequence[Message | Mapping[str, Any]], /, **options: Any) -> dict[str, Any]:
-        """`{"messages": [...]}` for a neutral conversation (Message objects or their dict forms).
+    def encode_history(
+        self, messages: Sequence[Message], degradations: list[Degradation], /, **options: Any
+    ) -> dict[str, Any]:
+        """`{"messages": [...]}` for a neutral conversation.
 
         Raises:
             ConfigurationError: an option this adapter does not have.
         """
         if options:
             raise ConfigurationError(f"openai-chat encode_messages takes no options, got {sorted(options)}")
-        degradations: list[Degradation] = []
         encoded = chat_messages(
             self,
             to_messages(messages),
@@ -183,7 +185,6 @@ class OpenAIChatAdapter(Adapter):
             file_parts=not self._compatible,
             raw_arguments=not self._compatible,
         )
-        report(degradations)
         return {"messages": encoded}
 
     # -- calling the SDK (agent loop) ---------------------------------------------------------
@@ -196,9 +197,10 @@ class OpenAIChatAdapter(Adapter):
         tools: EncodedTools | None,
         options: Mapping[str, Any],
         stream: bool,
+        degradations: list[Degradation] | None = None,
     ) -> dict[str, Any]:
         """`client.chat.completions.create` keyword arguments; streams ask for the usage chunk."""
-        request: dict[str, Any] = {"model": model, **self.encode_messages(messages), **(tools or {})}
+        request: dict[str, Any] = {"model": model, **self._history_fields(messages, degradations), **(tools or {})}
         if stream and not self._compatible:
             request["stream_options"] = {"include_usage": True}
         request.update({key: value for key, value in options.items() if key != "tools"})

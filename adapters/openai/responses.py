@@ -26,7 +26,7 @@ from toolwire.tools import Tool
 
 from ._responses_decode import ResponsesDecoder
 from ._responses_history import ResponsesHistory, tool_outputs
-from ._sdk import openai_client
+from ._sdk import openai_client, openai_client_spec
 from ._tools import (
     choice_fields,
     custom_tool,
@@ -59,6 +59,7 @@ class OpenAIResponsesAdapter(Adapter):
         server_tools=True,
     )
     reserved_tool_fields = frozenset({"type", "name", "description", "parameters", "strict", "output_schema"})
+    client_spec = openai_client_spec("responses.create")
 
     # -- tool definitions --------------------------------------------------------------------
 
@@ -115,7 +116,9 @@ class OpenAIResponsesAdapter(Adapter):
         report(degradations)
         return items
 
-    def encode_messages(self, messages: Sequence[Message | Mapping[str, Any]], /, **options: Any) -> dict[str, Any]:
+    def encode_history(
+        self, messages: Sequence[Message], degradations: list[Degradation], /, **options: Any
+    ) -> dict[str, Any]:
         """`{"input": [...]}` (and `instructions` with `instructions=True`) for a neutral conversation.
 
         Options: `instructions` (default False: system messages become `system` message items),
@@ -131,13 +134,10 @@ class OpenAIResponsesAdapter(Adapter):
         for name, value in options.items():
             if not isinstance(value, bool):
                 raise ConfigurationError(f"openai-responses encode_messages option {name!r} must be true or false")
-        degradations: list[Degradation] = []
         history = ResponsesHistory(
             self, degradations, instructions=options.get("instructions", False), store=options.get("store", True)
         )
-        fields = history.encode(to_messages(messages))
-        report(degradations)
-        return fields
+        return history.encode(to_messages(messages))
 
     # -- calling the SDK (agent loop) ---------------------------------------------------------
 
@@ -149,10 +149,11 @@ class OpenAIResponsesAdapter(Adapter):
         tools: EncodedTools | None,
         options: Mapping[str, Any],
         stream: bool,
+        degradations: list[Degradation] | None = None,
     ) -> dict[str, Any]:
         """`client.responses.create` keyword arguments; `store=False` in `options` shapes the history."""
         store = options.get("store")
-        history = self.encode_messages(messages, store=store is not False)
+        history = self._history_fields(messages, degradations, store=store is not False)
         request: dict[str, Any] = {"model": model, **history, **(tools or {})}
         request.update({key: value for key, value in options.items() if key != "tools"})
         if options.get("tools"):  # the provider's own tools (web search, ...) go after toolwire's

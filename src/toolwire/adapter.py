@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
 from ._assembler import StreamAssembler
+from ._clients import ClientMode, ClientSpec, client_mode
 from ._hooks import StreamHooks
 from ._sources import FrameError, SdkConverter, aiter_frames, iter_frames
 from .capabilities import Capabilities
@@ -23,13 +24,13 @@ from .compat import Degradation, report
 from .deltas import Delta
 from .events import Event
 from .exceptions import ConfigurationError, MalformedFrameError, ToolDefinitionError
+from .messages import Message, parse_messages
 from .names import NameMap, NameRules, build_name_map
 from .schema import deep_copy_json
 from .tool_choice import ToolChoice, parse_tool_choice
 from .tools import STRING_INPUT_KEY, Tool, object_view
 
 if TYPE_CHECKING:
-    from .messages import Message
     from .results import ToolResult
 
 
@@ -90,6 +91,17 @@ class EncodedTools(dict[str, Any]):
         """The tools, in request order."""
 
 
+class EncodedMessages(dict[str, Any]):
+    """The provider's request fields for a conversation (a dict, as before), plus what encoding it reported."""
+
+    __slots__ = ("warnings",)
+
+    def __init__(self, fields: Mapping[str, Any], *, warnings: list[Degradation]) -> None:
+        super().__init__(fields)
+        self.warnings = warnings
+        """Every degradation (metadata of another provider dropped, parts described in text, ...), once."""
+
+
 def tool_mapping(tools: Sequence[Tool] | Mapping[str, Tool] | None) -> dict[str, Tool] | None:
     """Tools by id, refusing two different tools with one id.
 
@@ -124,6 +136,8 @@ class Adapter(ABC):
     unsupported_provider_options: ClassVar[frozenset[str]] = frozenset()
     """Keys of this provider's options another api of the same provider takes but this one
     rejects (e.g. Responses-only keys on Chat): left out and reported."""
+    client_spec: ClassVar[ClientSpec | None] = None
+    """The SDK client `invoke`/`ainvoke` drive (None: any object is accepted)."""
 
     def takes_free_form_tools(self) -> bool:
         """Whether `encode_tool` sends free-form (string-input) tools as such; else they go as `object_view`."""
@@ -144,8 +158,12 @@ class Adapter(ABC):
         strict: bool | None = None,
         auto_strict: bool = False,
         examples_in_description: bool = True,
+        warn: bool = True,
     ) -> EncodedTools:
         """The request fragment for these tools, in wire JSON, ready to merge into the SDK call.
+
+        Degradations are on `.warnings`, and each is also a `CompatibilityWarning` unless
+        `warn=False` (a caller that reports them itself, like the agent, once per conversation).
 
         Raises:
             ConfigurationError: duplicate ids, name collisions, a bad tool choice.
@@ -162,7 +180,8 @@ class Adapter(ABC):
             entries.append(entry)
             degradations.extend(found)
         fragment = self.build_fragment(entries, choice, names, tuple(by_id.values()), degradations)
-        report(degradations)
+        if warn:
+            report(degradations)
         return EncodedTools(fragment, warnings=degradations, names=names, tools=tuple(by_id.values()))
 
     def _cached_entry(
@@ -265,6 +284,8 @@ class Adapter(ABC):
         """Unified events for a response from any source, firing the tools' stream hooks.
 
         Undecodable input becomes `error` events (with the byte offset); the stream goes on.
+        Once `abort_signal` is aborted nothing more is yielded and no hook fires (calls still
+        streaming are not finalized).
         """
         assembler, hooks, decoder = self._start(tools, partial, messages, abort_signal)
         out: list[Event] = []
@@ -280,10 +301,14 @@ class Adapter(ABC):
                 except _DECODE_ERRORS as exc:
                     assembler.error(self._frame_problem(frame, exc), out)
             if out:
+                if abort_signal is not None and _aborted(abort_signal):
+                    return
                 if hooks is not None:
                     hooks.fire_sync(out)
                 yield from out
                 out.clear()
+        if abort_signal is not None and _aborted(abort_signal):
+            return
         self._close(decoder, assembler, out)
         if hooks is not None:
             hooks.fire_sync(out)
@@ -308,11 +333,15 @@ class Adapter(ABC):
         async for frame in frames:
             self._decode(decoder, assembler, frame, out)
             if out:
+                if abort_signal is not None and _aborted(abort_signal):
+                    return
                 if hooks is not None:
                     await hooks.fire_async(out)
                 for event in out:
                     yield event
                 out.clear()
+        if abort_signal is not None and _aborted(abort_signal):
+            return
         self._close(decoder, assembler, out)
         if hooks is not None:
             await hooks.fire_async(out)
@@ -368,9 +397,22 @@ class Adapter(ABC):
         tools: EncodedTools | None,
         options: Mapping[str, Any],
         stream: bool,
+        degradations: list[Degradation] | None = None,
     ) -> dict[str, Any]:
-        """Keyword arguments for the SDK call: model, encoded messages, tools, caller options."""
+        """Keyword arguments for the SDK call: model, encoded messages, tools, caller options.
+
+        With `degradations`, what encoding the history degraded is appended there and not
+        reported (the caller reports it, once); without, it is reported as warnings.
+        """
         raise NotImplementedError(f"{self.api} cannot build SDK requests")
+
+    def client_mode(self, client: Any) -> ClientMode:
+        """Whether `client` is this api's sync SDK client, its async one, or one serving both.
+
+        Raises:
+            ArgumentError: `client` is None, a client of another SDK, or lacks the method `invoke` calls.
+        """
+        return client_mode(self.api, self.client_spec, client)
 
     def invoke(self, client: Any, request: Mapping[str, Any], *, stream: bool) -> Any:
         """Send `request` with the official SDK client; returns a source for `normalize`."""
@@ -396,9 +438,39 @@ class Adapter(ABC):
         """Provider messages/items carrying these results (parallel results grouped as required)."""
         raise NotImplementedError(f"{self.api} does not encode tool results yet")
 
-    def encode_messages(self, messages: Sequence[Message], /, **options: Any) -> Any:
-        """The provider's message list (or request fields) for a neutral conversation."""
+    def encode_messages(self, messages: Sequence[Message | Mapping[str, Any]], /, **options: Any) -> EncodedMessages:
+        """The provider's request fields for a neutral conversation, with the degradations on `.warnings`.
+
+        Each degradation is also a `CompatibilityWarning`. The result is a dict (as before);
+        `options` are the adapter's own (see its `encode_history`).
+
+        Raises:
+            ArgumentError: `messages` is not a list of messages, or an item cannot be read.
+            ConfigurationError: an option the adapter does not have, or a message it cannot encode.
+        """
+        checked = parse_messages(messages)
+        degradations: list[Degradation] = []
+        fields = self.encode_history(checked, degradations, **options)
+        report(degradations)
+        return EncodedMessages(fields, warnings=degradations)
+
+    def encode_history(self, messages: Sequence[Message], degradations: list[Degradation], /, **options: Any) -> Any:
+        """The request fields for `messages`, appending each degradation to `degradations` (not reported)."""
         raise NotImplementedError(f"{self.api} does not encode messages yet")
+
+    def _history_fields(
+        self, messages: Sequence[Message], degradations: list[Degradation] | None, **options: Any
+    ) -> Any:
+        """`encode_history` for `build_request`: into the caller's list, or reported here without one."""
+        found: list[Degradation] = [] if degradations is None else degradations
+        fields = self.encode_history(parse_messages(messages), found, **options)
+        if degradations is None:
+            report(found, stacklevel=4)
+        return fields
+
+
+def _aborted(signal: Any) -> bool:
+    return bool(getattr(signal, "aborted", False))
 
 
 async def _as_async(frames: Iterator[Any]) -> AsyncIterator[Any]:

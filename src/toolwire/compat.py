@@ -7,8 +7,9 @@ pytest) and on the object that was being built, so callers can inspect it in cod
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 
 class CompatibilityWarning(UserWarning):
@@ -42,6 +43,17 @@ class Degradation:
     def to_dict(self) -> dict[str, str | None]:
         """JSON form, as printed by the CLI."""
         return {"api": self.api, "toolId": self.tool_id, "feature": self.feature, "action": self.action}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Degradation:
+        """Read the JSON form."""
+        tool_id = data.get("toolId")
+        return cls(
+            api=str(data["api"]),
+            feature=str(data["feature"]),
+            action=str(data["action"]),
+            tool_id=None if tool_id is None else str(tool_id),
+        )
 
 
 def report(degradations: Iterable[Degradation], *, stacklevel: int = 3) -> None:

@@ -69,6 +69,7 @@ _CAMEL = {
     "finish_reason": "finishReason",
     "provider_metadata": "providerMetadata",
     "provider_executed": "providerExecuted",
+    "approval_descriptor": "approvalDescriptor",
 }
 _SNAKE = {v: k for k, v in _CAMEL.items()}
 
@@ -292,7 +293,20 @@ class ToolApprovalRequest(_EventBase):
 
     type: ClassVar[str] = "tool-approval-request"
     approval_id: str
+    """Unguessable and single-use: the answer must quote it."""
     tool_call_id: str
+    approval_descriptor: Any = None
+    """What the approver is shown: the call's input after the display `approval` transform."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolApprovalResponse(_EventBase):
+    """A waiting call was approved or denied."""
+
+    type: ClassVar[str] = "tool-approval-response"
+    approval_id: str
+    approved: bool
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -318,6 +332,35 @@ class ToolSuspended(_EventBase):
     type: ClassVar[str] = "tool-suspended"
     tool_call_id: str
     payload: Any = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResumed(_EventBase):
+    """A suspended call continues; `payload` is the resume data after the display `resume` transform.
+
+    Without that transform no payload is shown: resume data can carry the presser's request context.
+    """
+
+    type: ClassVar[str] = "tool-resumed"
+    tool_call_id: str
+    payload: Any = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolResumeError(_EventBase):
+    """Resume data was refused (it fails the tool's `resume_schema`); the call stays suspended."""
+
+    type: ClassVar[str] = "tool-resume-error"
+    tool_call_id: str
+    error_text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Abort(_EventBase):
+    """The run was aborted (signal, task cancellation or closed stream); its calls were answered as aborted."""
+
+    type: ClassVar[str] = "abort"
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -354,10 +397,14 @@ Event: TypeAlias = (
     | ToolOutputError
     | ToolOutputDenied
     | ToolApprovalRequest
+    | ToolApprovalResponse
     | ToolSuspended
+    | ToolResumed
+    | ToolResumeError
     | StartStep
     | FinishStep
     | Finish
+    | Abort
     | Error
 )
 
@@ -379,10 +426,14 @@ EVENT_CLASSES: dict[str, type[Event]] = {
         ToolOutputError,
         ToolOutputDenied,
         ToolApprovalRequest,
+        ToolApprovalResponse,
         ToolSuspended,
+        ToolResumed,
+        ToolResumeError,
         StartStep,
         FinishStep,
         Finish,
+        Abort,
         Error,
     )
 }

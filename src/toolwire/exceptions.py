@@ -7,7 +7,10 @@ ToolwireError
 │   ├── ToolNameCollisionError    two tool ids that map to one provider name
 │   ├── AdapterNotFound           unknown api name (lists the known ones)
 │   ├── SchemaError               a schema toolwire cannot compile or transform
-│   └── MissingExtraError         an optional dependency is not installed (names the extra)
+│   ├── MissingExtraError         an optional dependency is not installed (names the extra)
+│   ├── ArgumentError             a value of the wrong kind for an argument (names it and what it takes)
+│   ├── ApprovalError             an approval answer for no waiting call (forged, replayed or stale)
+│   └── ResumeError               a resume or supplied output for a call that does not wait for one
 ├── ToolInputError                model-supplied input that is not JSON or fails the schema
 ├── ToolError                     raised by a tool: its message (or model output) is sent as it is
 └── ProtocolError                 provider bytes that break the wire contract
@@ -75,6 +78,47 @@ class MissingExtraError(ConfigurationError, ModuleNotFoundError):
         self.package = package
         self.extra = extra
         super().__init__(f"{feature} needs {package}: pip install 'toolwire[{extra}]'", name=module)
+
+
+class ArgumentError(ConfigurationError, TypeError, ValueError):
+    """An argument got a value of the wrong kind; the message names the argument and what it takes."""
+
+    def __init__(self, argument: str, expected: str, got: Any = None, *, detail: str | None = None) -> None:
+        self.argument = argument
+        self.expected = expected
+        shown = detail if detail is not None else f"got {_describe(got)}"
+        super().__init__(f"`{argument}` must be {expected}; {shown}")
+
+
+class ApprovalError(ConfigurationError, KeyError):
+    """An approval answer that matches no waiting call: forged, replayed, or for a call already settled."""
+
+    def __init__(self, approval_id: Any, message: str) -> None:
+        self.approval_id = approval_id
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class ResumeError(ConfigurationError, KeyError):
+    """A resume (or a supplied output) for a call that does not wait for one."""
+
+    def __init__(self, tool_call_id: Any, message: str) -> None:
+        self.tool_call_id = tool_call_id
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def _describe(value: Any) -> str:
+    """`None`, or the type and a short repr of a value, for error messages."""
+    if value is None:
+        return "None"
+    text = repr(value)
+    text = text if len(text) <= 60 else text[:57] + "..."
+    return f"{type(value).__module__}.{type(value).__qualname__} {text}"
 
 
 class ToolInputError(ToolwireError, ValueError):

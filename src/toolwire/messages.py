@@ -24,6 +24,7 @@ from .events import (
     ToolOutputAvailable,
     ToolOutputError,
 )
+from .exceptions import ArgumentError
 from .results import ContentPart, ToolCall, ToolResult, normalize_part
 
 
@@ -158,6 +159,32 @@ def _assistant_part(part: Mapping[str, Any]) -> TextPart | ReasoningPart | ToolC
 def to_messages(values: Sequence[Message | Mapping[str, Any]]) -> list[Message]:
     """Messages from objects or dicts."""
     return [to_message(v) for v in values]
+
+
+_MESSAGE_LIST = "a list of messages (Message objects, or dicts with `role` and `content`)"
+_MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
+
+
+def parse_messages(values: Any, argument: str = "messages") -> list[Message]:
+    """Messages from objects or dicts, refusing anything else with an error naming the argument and item.
+
+    Raises:
+        ArgumentError: not a list (a bare string is not a conversation), or an item that cannot be read.
+    """
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        hint = "; wrap a prompt as [{'role': 'user', 'content': ...}]" if isinstance(values, str) else ""
+        raise ArgumentError(argument, _MESSAGE_LIST, detail=f"got {type(values).__name__}{hint}")
+    messages: list[Message] = []
+    for index, value in enumerate(values):
+        if not isinstance(value, (*_MESSAGE_TYPES, Mapping)):
+            problem = f"message {index} cannot be read: it is a {type(value).__name__}, not a Message or a dict"
+            raise ArgumentError(argument, _MESSAGE_LIST, detail=problem)
+        try:
+            messages.append(to_message(value))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            text = f"missing {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
+            raise ArgumentError(argument, _MESSAGE_LIST, detail=f"message {index} cannot be read: {text}") from None
+    return messages
 
 
 def message_to_dict(message: Message) -> dict[str, Any]:

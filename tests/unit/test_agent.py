@@ -3,93 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pytest
 
-from toolwire import Agent, Capabilities, create_tool
-from toolwire.adapter import Adapter, EncodedTools, EncodeOptions, StreamDecoder
-from toolwire.compat import Degradation
-from toolwire.deltas import (
-    Delta,
-    StepFinished,
-    TextPiece,
-    ToolCallComplete,
-)
-from toolwire.messages import AssistantMessage, Message, ToolMessage, message_to_dict
-from toolwire.names import OPENAI_NAMES, NameMap
-from toolwire.tool_choice import ToolChoice
+from toolwire import Agent, create_tool
+from toolwire.deltas import Delta, StepFinished, TextPiece, ToolCallComplete
+from toolwire.messages import AssistantMessage, ToolMessage
+from toolwire.testing.scripted import SCRIPTED_CLIENT, ScriptedAdapter
 from toolwire.tools import Tool
-
-
-class _Decoder:
-    def feed(self, frame: Any) -> Iterable[Delta]:
-        return [frame]
-
-    def close(self) -> Iterable[Delta]:
-        return []
-
-
-class ScriptedAdapter(Adapter):
-    """Each model call returns the next scripted list of deltas; requests are recorded."""
-
-    api = "scripted"
-    provider = "scripted"
-    name_rules = OPENAI_NAMES
-    capabilities = Capabilities(
-        strict_tools=True,
-        native_input_examples=True,
-        output_schema=True,
-        parallel_tool_calls=True,
-        disable_parallel=True,
-        allowed_tools_subset=True,
-        streamed_arguments=True,
-        image_tool_results=True,
-        file_tool_results=True,
-        reasoning=True,
-        server_tools=True,
-    )
-
-    def __init__(self, script: list[list[Delta]]) -> None:
-        self.script = list(script)
-        self.requests: list[dict[str, Any]] = []
-
-    def encode_tool(
-        self, tool: Tool, wire_name: str, options: EncodeOptions, degradations: list[Degradation]
-    ) -> dict[str, Any]:
-        return {"name": wire_name}
-
-    def build_fragment(
-        self,
-        entries: list[dict[str, Any]],
-        choice: ToolChoice | None,
-        names: NameMap,
-        tools: tuple[Tool, ...],
-        degradations: list[Degradation],
-    ) -> dict[str, Any]:
-        return {"tools": entries}
-
-    def new_decoder(self) -> StreamDecoder:
-        return _Decoder()
-
-    def build_request(
-        self,
-        *,
-        model: str,
-        messages: Sequence[Message],
-        tools: EncodedTools | None,
-        options: Mapping[str, Any],
-        stream: bool,
-    ) -> dict[str, Any]:
-        return {"model": model, "messages": [message_to_dict(m) for m in messages], **(dict(tools) if tools else {})}
-
-    def invoke(self, client: Any, request: Mapping[str, Any], *, stream: bool) -> Any:
-        self.requests.append(json.loads(json.dumps(request)))
-        return self.script.pop(0)
-
-    async def ainvoke(self, client: Any, request: Mapping[str, Any], *, stream: bool) -> Any:
-        return self.invoke(client, request, stream=stream)
 
 
 def _call(call_id: str, name: str, arguments: str) -> ToolCallComplete:
@@ -121,7 +43,7 @@ def test_a_call_then_an_answer_takes_two_model_calls_and_runs_the_tool_once() ->
     """The loop sends the result back and stops when the model answers in text."""
     log: list[Any] = []
     adapter = ScriptedAdapter([[_call("c1", "get_weather", '{"city":"Paris"}'), StepFinished("stop")], _answer("18C")])
-    result = Agent(api=adapter, client=None, model="m", tools=[_weather(log)]).run("Weather in Paris?")
+    result = Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[_weather(log)]).run("Weather in Paris?")
     assert log == [{"city": "Paris"}]
     assert result.text == "18C"
     assert result.steps == 2
@@ -132,7 +54,7 @@ def test_a_call_then_an_answer_takes_two_model_calls_and_runs_the_tool_once() ->
 def test_the_stream_shows_display_transformed_outputs_and_one_finish() -> None:
     """Tool outputs reach the UI stream through the display transform; raw values stay in history."""
     adapter = ScriptedAdapter([[_call("c1", "get_weather", '{"city":"Paris"}'), StepFinished("stop")], _answer("ok")])
-    agent = Agent(api=adapter, client=None, model="m", tools=[_weather([])])
+    agent = Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[_weather([])])
     events = [e.to_dict() for e in agent.stream("go")]
     outputs = [e for e in events if e["type"] == "tool-output-available"]
     assert outputs == [{"type": "tool-output-available", "toolCallId": "c1", "output": {"city": "Paris"}}]
@@ -144,7 +66,7 @@ def test_the_stream_shows_display_transformed_outputs_and_one_finish() -> None:
 def test_the_transcript_gets_the_transcript_transform() -> None:
     """The saved transcript shows what the transcript transform allows, never the raw output."""
     adapter = ScriptedAdapter([[_call("c1", "get_weather", '{"city":"Paris"}'), StepFinished("stop")], _answer("ok")])
-    agent = Agent(api=adapter, client=None, model="m", tools=[_weather([])])
+    agent = Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[_weather([])])
     agent.run("go")
     results = [p for m in agent.transcript if m["role"] == "tool" for p in m["content"]]
     assert results[0]["output"] == {"type": "text", "value": "weather fetched"}
@@ -154,7 +76,7 @@ def test_invalid_arguments_are_answered_with_an_error_result_without_running_the
     """A call whose input is not JSON gets an error result the model can act on."""
     log: list[Any] = []
     adapter = ScriptedAdapter([[_call("c1", "get_weather", '{"city": '), StepFinished("stop")], _answer("sorry")])
-    Agent(api=adapter, client=None, model="m", tools=[_weather(log)]).run("go")
+    Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[_weather(log)]).run("go")
     assert log == []
     tool_messages = [m for m in adapter.requests[1]["messages"] if m["role"] == "tool"]
     assert tool_messages[0]["content"][0]["output"]["type"] == "error-text"
@@ -165,7 +87,7 @@ def test_max_steps_bounds_the_loop() -> None:
     """A model that keeps calling tools is stopped after max_steps model calls."""
     script = [[_call(f"c{i}", "get_weather", '{"city":"Paris"}'), StepFinished("stop")] for i in range(5)]
     adapter = ScriptedAdapter(script)
-    result = Agent(api=adapter, client=None, model="m", tools=[_weather([])], max_steps=2).run("go")
+    result = Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[_weather([])], max_steps=2).run("go")
     assert result.steps == 2
     assert len(adapter.requests) == 2
 
@@ -186,12 +108,13 @@ def test_a_call_requiring_approval_pauses_the_run_until_approved() -> None:
     adapter = ScriptedAdapter(
         [[_call("c1", "delete_file", '{"path":"/tmp/x"}'), StepFinished("stop")], _answer("done")]
     )
-    agent = Agent(api=adapter, client=None, model="m", tools=[_guarded(log)])
+    agent = Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[_guarded(log)])
     paused = agent.run("delete it")
     assert paused.paused
-    assert [r.approval_id for r in paused.pending_approvals] == ["approval_c1"]
+    (request,) = paused.pending_approvals
+    assert request.call.tool_call_id == "c1"
     assert log == []
-    agent.approve("approval_c1")
+    agent.approve(request.approval_id)
     finished = agent.run()
     assert log == ["/tmp/x"]
     assert finished.text == "done"
@@ -202,9 +125,9 @@ def test_a_denied_call_sends_execution_denied_to_the_model() -> None:
     """Denying gives the model an execution-denied result and the tool never runs."""
     log: list[str] = []
     adapter = ScriptedAdapter([[_call("c1", "delete_file", '{"path":"/tmp/x"}'), StepFinished("stop")], _answer("ok")])
-    agent = Agent(api=adapter, client=None, model="m", tools=[_guarded(log)])
-    agent.run("delete it")
-    agent.deny("approval_c1", "not today")
+    agent = Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[_guarded(log)])
+    (request,) = agent.run("delete it").pending_approvals
+    agent.deny(request.approval_id, "not today")
     agent.run()
     assert log == []
     sent = [p for m in adapter.requests[1]["messages"] if m["role"] == "tool" for p in m["content"]]
@@ -221,13 +144,13 @@ def test_a_suspended_call_survives_an_export_and_resumes_in_a_new_agent() -> Non
 
     booking = create_tool(id="book_room", description="Book", execute=execute)
     first = ScriptedAdapter([[_call("c1", "book_room", "{}"), StepFinished("stop")]])
-    agent = Agent(api=first, client=None, model="m", tools=[booking])
+    agent = Agent(api=first, client=SCRIPTED_CLIENT, model="m", tools=[booking])
     paused = agent.run("book")
     assert [s.payload for s in paused.suspended] == [{"question": "which room?"}]
     state = json.loads(json.dumps(agent.export_state()))
 
     second = ScriptedAdapter([_answer("booked")])
-    restored = Agent(api=second, client=None, model="m", tools=[booking])
+    restored = Agent(api=second, client=SCRIPTED_CLIENT, model="m", tools=[booking])
     restored.import_state(state)
     restored.resume("c1", {"choice": "B"})
     result = restored.run()
@@ -239,7 +162,7 @@ def test_a_suspended_call_survives_an_export_and_resumes_in_a_new_agent() -> Non
 def test_a_prompt_while_paused_is_refused() -> None:
     """New input cannot be added while calls wait; the error says what to do."""
     adapter = ScriptedAdapter([[_call("c1", "delete_file", '{"path":"/x"}'), StepFinished("stop")]])
-    agent = Agent(api=adapter, client=None, model="m", tools=[_guarded([])])
+    agent = Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[_guarded([])])
     agent.run("delete")
     with pytest.raises(ValueError, match="paused on tool calls"):
         agent.run("something else")
@@ -249,7 +172,7 @@ async def test_the_async_loop_runs_the_same_conversation() -> None:
     """`arun` goes through `ainvoke` and `anormalize` with the same result."""
     log: list[Any] = []
     adapter = ScriptedAdapter([[_call("c1", "get_weather", '{"city":"Paris"}'), StepFinished("stop")], _answer("18C")])
-    result = await Agent(api=adapter, client=None, model="m", tools=[_weather(log)]).arun("go")
+    result = await Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[_weather(log)]).arun("go")
     assert log == [{"city": "Paris"}]
     assert result.text == "18C"
     assert isinstance(result.messages[-1], AssistantMessage)

@@ -8,6 +8,7 @@ import pytest
 
 from toolwire.events import (
     EVENT_CLASSES,
+    Abort,
     Error,
     Event,
     Finish,
@@ -22,6 +23,7 @@ from toolwire.events import (
     TextEnd,
     TextStart,
     ToolApprovalRequest,
+    ToolApprovalResponse,
     ToolInputAvailable,
     ToolInputDelta,
     ToolInputError,
@@ -29,6 +31,8 @@ from toolwire.events import (
     ToolOutputAvailable,
     ToolOutputDenied,
     ToolOutputError,
+    ToolResumed,
+    ToolResumeError,
     ToolSuspended,
     Usage,
     from_dict,
@@ -109,9 +113,33 @@ CASES: list[tuple[Event, dict[str, Any]]] = [
         {"type": "tool-approval-request", "approvalId": "a1", "toolCallId": "c1"},
     ),
     (
+        ToolApprovalRequest(approval_id="a1", tool_call_id="c1", approval_descriptor={"path": "a.txt"}),
+        {
+            "type": "tool-approval-request",
+            "approvalId": "a1",
+            "toolCallId": "c1",
+            "approvalDescriptor": {"path": "a.txt"},
+        },
+    ),
+    (
+        ToolApprovalResponse(approval_id="a1", approved=False, reason="not now"),
+        {"type": "tool-approval-response", "approvalId": "a1", "approved": False, "reason": "not now"},
+    ),
+    (
         ToolSuspended(tool_call_id="c1", payload={"question": "Which?"}),
         {"type": "tool-suspended", "toolCallId": "c1", "payload": {"question": "Which?"}},
     ),
+    (ToolResumed(tool_call_id="c1"), {"type": "tool-resumed", "toolCallId": "c1"}),
+    (
+        ToolResumed(tool_call_id="c1", payload={"size": "XL"}),
+        {"type": "tool-resumed", "toolCallId": "c1", "payload": {"size": "XL"}},
+    ),
+    (
+        ToolResumeError(tool_call_id="c1", error_text="bad size"),
+        {"type": "tool-resume-error", "toolCallId": "c1", "errorText": "bad size"},
+    ),
+    (Abort(), {"type": "abort"}),
+    (Abort(reason="user stop"), {"type": "abort", "reason": "user stop"}),
     (StartStep(), {"type": "start-step"}),
     (FinishStep(), {"type": "finish-step"}),
     (
@@ -214,7 +242,7 @@ class TestRefusals:
     @pytest.mark.parametrize("kind", ["tool-call", None, 3])
     def test_an_unknown_type_lists_the_known_ones(self, kind: Any) -> None:
         """A typo in `type` is reported with every valid type."""
-        with pytest.raises(ValueError, match=rf"^unknown event type {kind!r}; known: \['error', 'finish'"):
+        with pytest.raises(ValueError, match=rf"^unknown event type {kind!r}; known: \['abort', 'error', 'finish'"):
             from_dict({"type": kind})
 
     def test_a_field_of_another_event_is_refused(self) -> None:

@@ -16,6 +16,7 @@ from toolwire.events import (
     ToolOutputError,
     ToolSuspended,
 )
+from toolwire.exceptions import ApprovalError
 from toolwire.results import ToolCall, ToolResult
 from toolwire.runtime import ApprovalRequest, Suspension, Toolbox, ToolContext
 
@@ -99,29 +100,48 @@ class TestRunning:
         assert result.raw == "ada"
 
 
+def _approval_id(box: Toolbox, call_id: str) -> str:
+    """The id the box issued for a call's approval request."""
+    return next(a for a, r in box.pending_approvals.items() if r.call.tool_call_id == call_id)
+
+
 class TestApprovalsPause:
     async def test_a_call_requiring_approval_is_parked_as_an_approval_request(self) -> None:
         """In pause mode the call comes back as a request, and a UI event announces it."""
         events: list[Event] = []
         box = Toolbox([DELETE], on_event=events.append)
         (outcome,) = await box.run([_call("c1", "delete", {"path": "a.txt"})])
+        assert isinstance(outcome, ApprovalRequest)
         request = ApprovalRequest(
-            approval_id="approval_c1", call=ToolCall(tool_call_id="c1", tool_name="delete", input={"path": "a.txt"})
+            approval_id=outcome.approval_id,
+            call=ToolCall(tool_call_id="c1", tool_name="delete", input={"path": "a.txt"}),
         )
         assert outcome == request
-        assert box.pending_approvals == {"approval_c1": request}
-        assert events == [ToolApprovalRequest(approval_id="approval_c1", tool_call_id="c1")]
+        assert box.pending_approvals == {outcome.approval_id: request}
+        assert events == [
+            ToolApprovalRequest(
+                approval_id=outcome.approval_id, tool_call_id="c1", approval_descriptor={"path": "a.txt"}
+            )
+        ]
         assert request.to_dict() == {
             "type": "tool-approval-request",
-            "approvalId": "approval_c1",
+            "approvalId": outcome.approval_id,
             "call": {"type": "tool-call", "toolCallId": "c1", "toolName": "delete", "input": {"path": "a.txt"}},
         }
+
+    async def test_approval_ids_are_unguessable_and_not_derived_from_the_call(self) -> None:
+        """Two calls get unrelated random ids; neither contains the call id."""
+        box = Toolbox([DELETE])
+        await box.run([_call("c1", "delete"), _call("c2", "delete")])
+        ids = list(box.pending_approvals)
+        assert len(set(ids)) == 2
+        assert all(i.startswith("approval_") and len(i) >= 30 and "c1" not in i and "c2" not in i for i in ids)
 
     async def test_approve_then_run_decided_runs_the_call(self) -> None:
         """An approved call runs and leaves the parked list."""
         box = Toolbox([DELETE])
         await box.run([_call("c1", "delete")])
-        box.approve("approval_c1")
+        box.approve(_approval_id(box, "c1"))
         assert [r.output for r in await box.run_decided() if isinstance(r, ToolResult)] == [
             {"type": "text", "value": "deleted"}
         ]
@@ -134,7 +154,7 @@ class TestApprovalsPause:
         tool = create_tool(id="delete", description="D.", require_approval=True, execute=ran.append)
         box = Toolbox([tool], on_event=events.append)
         await box.run([_call("c1", "delete")])
-        box.deny("approval_c1", "not that file")
+        box.deny(_approval_id(box, "c1"), "not that file")
         assert await box.run_decided() == [
             ToolResult(
                 tool_call_id="c1", tool_name="delete", output={"type": "execution-denied", "reason": "not that file"}
@@ -147,13 +167,14 @@ class TestApprovalsPause:
         """run_decided only runs what has a decision."""
         box = Toolbox([DELETE])
         await box.run([_call("c1", "delete"), _call("c2", "delete")])
-        box.approve("approval_c2")
+        first = _approval_id(box, "c1")
+        box.approve(_approval_id(box, "c2"))
         assert [r.tool_call_id for r in await box.run_decided()] == ["c2"]
-        assert list(box.pending_approvals) == ["approval_c1"]
+        assert list(box.pending_approvals) == [first]
 
     def test_deciding_an_unknown_approval_raises(self) -> None:
-        """A stale or mistyped approval id is a host error."""
-        with pytest.raises(KeyError, match="no tool call waits for approval 'approval_x'"):
+        """A stale, mistyped or forged approval id is refused with a clear error."""
+        with pytest.raises(ApprovalError, match="no tool call waits for approval 'approval_x'"):
             Toolbox([DELETE]).approve("approval_x")
 
 
@@ -164,9 +185,9 @@ class TestApprovalsWait:
         box = Toolbox([DELETE], approvals="wait", on_event=lambda event: requested.set())
         running = asyncio.ensure_future(box.run_one(_call("c1", "delete")))
         await requested.wait()
-        assert list(box.pending_approvals) == ["approval_c1"]
+        assert [r.call.tool_call_id for r in box.pending_approvals.values()] == ["c1"]
         assert box.export_state()["pendingApprovals"] == []
-        box.approve("approval_c1")
+        box.approve(_approval_id(box, "c1"))
         result = await running
         assert isinstance(result, ToolResult)
         assert result.output == {"type": "text", "value": "deleted"}
@@ -178,7 +199,7 @@ class TestApprovalsWait:
         box = Toolbox([DELETE], approvals="wait", on_event=lambda event: requested.set())
         running = asyncio.ensure_future(box.run_one(_call("c1", "delete")))
         await requested.wait()
-        box.deny("approval_c1")
+        box.deny(_approval_id(box, "c1"))
         result = await running
         assert isinstance(result, ToolResult)
         assert result.output == {"type": "execution-denied"}
@@ -192,7 +213,7 @@ class TestPersistenceAndResume:
         state = first.export_state()
         second = Toolbox([DELETE])
         second.import_state(state)
-        second.approve("approval_c1")
+        second.approve(_approval_id(first, "c1"))
         (result,) = await second.run_decided()
         assert isinstance(result, ToolResult)
         assert (result.tool_call_id, result.raw) == ("c1", "deleted")

@@ -38,7 +38,8 @@ from toolwire.adapter import tool_mapping
 from toolwire.compat import report
 from toolwire.exceptions import ConfigurationError
 from toolwire.results import ToolCall, ToolResult, error_text, execution_denied
-from toolwire.runtime import AbortSignal, ExecutionSettings, Suspension, execute_tool, resume_tool, transformed
+from toolwire.runtime import AbortSignal, ApprovalRequest, ExecutionSettings, Suspension, execute_tool, resume_tool
+from toolwire.runtime.transforms import shown_approval
 from toolwire.schema import SchemaValidationError
 from toolwire.tools import Tool, free_form_input, object_view
 
@@ -234,8 +235,9 @@ class _ToolServer:
             if refused is not None:
                 return refused
         outcome = await execute_tool(
-            tool, call, request_context=request_context, abort=signal, settings=self.settings, mcp=mcp
-        )
+            tool, call, request_context=request_context, abort=signal, settings=self.settings, mcp=mcp, approved=True
+        )  # approved: asked through elicitation above
+        assert not isinstance(outcome, ApprovalRequest)
         for round_number in range(1, _MAX_RESUMES + 1):
             if not isinstance(outcome, Suspension):
                 return outcome
@@ -278,7 +280,7 @@ async def _approve(tool: Tool, call: ToolCall, mcp: McpContext) -> ToolResult | 
     reason = mcp.why_no_elicitation
     if reason is not None:
         return _refusal(call, f"Tool {tool.id!r} needs the user's approval, but {reason}; the tool did not run.")
-    shown = transformed(tool, "display", "approval", call.input)
+    shown = shown_approval(tool, "display", call.input, call.tool_call_id)
     message = f"Allow the tool {tool.title or tool.id!r} to run?"
     if shown not in (None, {}):
         message += "\n\nInput:\n" + json.dumps(shown, indent=2, ensure_ascii=False, default=str)

@@ -3,24 +3,41 @@
 from __future__ import annotations
 
 from .abort import AbortSignal
+from .approvals import ApprovalRequest
 from .context import Observe, ToolContext
-from .execute import ExecutionSettings, Outcome, execute_tool, execute_tool_sync, resume_tool
+from .display import display_event, display_stream_event
+from .execute import ExecutionSettings, Outcome, execute_tool, execute_tool_sync, result_from_output, resume_tool
+from .records import ApprovalAnswered, ApprovalAsked, Finished, Record, Resumed, ResumeInvalid, Suspended
+from .run_state import AgentContext, RunState, WorkflowContext
 from .suspension import ResumeRefused, Suspension
-from .toolbox import ApprovalRequest, Toolbox
+from .toolbox import Toolbox
 from .transforms import transformed
 
 __all__ = [
     "AbortSignal",
+    "AgentContext",
+    "ApprovalAnswered",
+    "ApprovalAsked",
     "ApprovalRequest",
     "ExecutionSettings",
+    "Finished",
     "Observe",
     "Outcome",
+    "Record",
+    "ResumeInvalid",
     "ResumeRefused",
+    "Resumed",
+    "RunState",
+    "Suspended",
     "Suspension",
     "ToolContext",
     "Toolbox",
+    "WorkflowContext",
+    "display_event",
+    "display_stream_event",
     "execute_tool",
     "execute_tool_sync",
+    "result_from_output",
     "resume_tool",
     "transformed",
 ]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from .abort import AbortSignal
+from .run_state import AgentContext, WorkflowContext
 from .suspension import SuspendRequested
 
 logger = logging.getLogger("toolwire")
@@ -118,6 +119,10 @@ class ToolContext:
     """On resume: what the tool passed to `suspend()` the first time."""
     mcp: Any = None
     """MCP-specific context (elicitation) when the tool is served over MCP."""
+    agent: AgentContext | None = None
+    """Agent-specific context (call id, messages, thread and resource ids, `suspend`) when an agent runs the tool."""
+    workflow: WorkflowContext | None = None
+    """The run state (`state`, `set_state`, `suspend`) when the host keeps one (an agent always does)."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Free-form values for hosts that run tools (code mode, targets)."""
 

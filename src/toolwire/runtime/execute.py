@@ -22,15 +22,17 @@ import pydantic_core
 
 from toolwire._callbacks import count_positional
 from toolwire._hooks import call_hook_async
-from toolwire.exceptions import ToolError
+from toolwire.exceptions import ArgumentError, ToolError
 from toolwire.results import ModelOutput, ToolCall, ToolResult, default_output, normalize_output
 from toolwire.schema import SchemaValidationError
 from toolwire.tools import Tool, free_form_input
 
 from .abort import AbortSignal
+from .approvals import ApprovalRequest, new_request
 from .context import ToolContext, mark_failed, tool_span
+from .run_state import AgentContext, RunState, WorkflowContext
 from .suspension import SuspendRequested, Suspension
-from .transforms import transformed
+from .transforms import shown_suspend
 
 logger = logging.getLogger("toolwire")
 
@@ -48,13 +50,26 @@ class ExecutionSettings:
     """What an output failing `output_schema` becomes: an error result, or a logged warning."""
 
 
-def as_call(call: ToolCall | Mapping[str, Any]) -> ToolCall:
-    """A `ToolCall` from itself or its dict form (`toolCallId`, `toolName`, `input`)."""
+_CALL_FORM = 'a ToolCall or its dict form {"toolCallId": str, "toolName": str, "input": {...}}'
+
+
+def as_call(call: ToolCall | Mapping[str, Any], argument: str = "call") -> ToolCall:
+    """A `ToolCall` from itself or its dict form (`toolCallId`, `toolName`, `input`).
+
+    Raises:
+        ArgumentError: neither, or a dict without a string `toolCallId` or `toolName`.
+    """
     if isinstance(call, ToolCall):
         return call
+    if not isinstance(call, Mapping):
+        raise ArgumentError(argument, _CALL_FORM, call)
+    for key in ("toolCallId", "toolName"):
+        if not isinstance(call.get(key), str) or not call[key]:
+            problem = f"{key!r} is missing" if key not in call else f"{key!r} is {call[key]!r}, not a non-empty string"
+            raise ArgumentError(argument, _CALL_FORM, detail=f"{problem} (keys: {sorted(map(str, call))})")
     return ToolCall(
-        tool_call_id=str(call["toolCallId"]),
-        tool_name=str(call["toolName"]),
+        tool_call_id=call["toolCallId"],
+        tool_name=call["toolName"],
         input=call.get("input", {}),
         provider_metadata=call.get("providerMetadata"),
     )
@@ -70,10 +85,26 @@ async def execute_tool(
     settings: ExecutionSettings | None = None,
     context_extra: Mapping[str, Any] | None = None,
     mcp: Any = None,
-) -> Outcome:
-    """Run one call and return its result, or a `Suspension` when the tool called `suspend()`."""
-    options = _Options(request_context, abort, messages, settings or ExecutionSettings(), context_extra, mcp)
-    return await _run(tool, as_call(call), options, None)
+    approved: bool = False,
+    run: RunState | None = None,
+) -> Outcome | ApprovalRequest:
+    """Run one call and return its result, or a `Suspension` when the tool called `suspend()`.
+
+    A tool with `require_approval` runs only with `approved=True` (the caller asked the user);
+    otherwise the call comes back as an `ApprovalRequest` and nothing runs (a call whose input
+    is invalid gets its error result at once: nobody is asked to approve what cannot run).
+    `run` gives the tool `context.agent` and `context.workflow` (the shared run state).
+
+    Raises:
+        ArgumentError: `call` is not a call or its dict form, or `tool` is not a Tool.
+    """
+    checked = as_call(call)
+    if not isinstance(tool, Tool):
+        raise ArgumentError("tool", "a toolwire Tool (create_tool(...) or @tool)", tool)
+    if tool.require_approval and not approved:
+        return input_problem(tool, checked) or new_request(checked)
+    options = _Options(request_context, abort, messages, settings or ExecutionSettings(), context_extra, mcp, run)
+    return await _run(tool, checked, options, None)
 
 
 async def resume_tool(
@@ -87,8 +118,12 @@ async def resume_tool(
     settings: ExecutionSettings | None = None,
     context_extra: Mapping[str, Any] | None = None,
     mcp: Any = None,
+    run: RunState | None = None,
 ) -> Outcome:
-    """Continue a suspended call: `execute` runs again with `context.resume_data` set."""
+    """Continue a suspended call: `execute` runs again with `context.resume_data` set.
+
+    Resume data failing `resume_schema` is an error result and `execute` does not run.
+    """
     call = ToolCall(
         tool_call_id=suspension.tool_call_id,
         tool_name=suspension.tool_name,
@@ -99,12 +134,44 @@ async def resume_tool(
         try:
             resume_data = tool.resume_schema.to_json(tool.resume_schema.validate(resume_data))
         except SchemaValidationError as exc:
-            return _error(call, f"Resume data for tool {tool.id!r} is invalid: {exc}.", exc)
-    options = _Options(request_context, abort, messages, settings or ExecutionSettings(), context_extra, mcp)
+            return _error(call, resume_error_text(tool, exc), exc)
+    options = _Options(request_context, abort, messages, settings or ExecutionSettings(), context_extra, mcp, run)
     return await _run(tool, call, options, _Resume(resume_data, suspension.payload))
 
 
-def execute_tool_sync(tool: Tool, call: ToolCall | Mapping[str, Any], **kwargs: Any) -> Outcome:
+def input_problem(tool: Tool, call: ToolCall) -> ToolResult | None:
+    """The error result of a call whose input the tool cannot take (not JSON, or failing the schema)."""
+    validated = validate_input(tool, call)
+    return validated if isinstance(validated, ToolResult) else None
+
+
+def resume_problem(tool: Tool, resume_data: Any) -> SchemaValidationError | None:
+    """Why `resume_data` cannot resume a call of this tool (it fails the resume schema), or None."""
+    if tool.resume_schema is None:
+        return None
+    try:
+        tool.resume_schema.validate(resume_data)
+    except SchemaValidationError as exc:
+        return exc
+    return None
+
+
+def resume_error_text(tool: Tool, problem: SchemaValidationError) -> str:
+    """The error naming what is wrong with resume data."""
+    return f"Resume data for tool {tool.id!r} is invalid: {problem}."
+
+
+async def result_from_output(
+    tool: Tool, call: ToolCall | Mapping[str, Any], output: Any, *, settings: ExecutionSettings | None = None
+) -> ToolResult:
+    """The result of a call run elsewhere (a tool without `execute`, run by a front end), from its raw output.
+
+    The output is checked like `execute`'s: `output_schema`, `on_output`, `to_model_output`.
+    """
+    return await _finish(tool, as_call(call), output, AbortSignal(), settings or ExecutionSettings())
+
+
+def execute_tool_sync(tool: Tool, call: ToolCall | Mapping[str, Any], **kwargs: Any) -> Outcome | ApprovalRequest:
     """`execute_tool` for synchronous code (runs its own event loop).
 
     Raises:
@@ -141,6 +208,7 @@ class _Options:
     settings: ExecutionSettings
     context_extra: Mapping[str, Any] | None
     mcp: Any
+    run: RunState | None = None
 
 
 async def _run(tool: Tool, call: ToolCall, options: _Options, resumed: _Resume | None) -> Outcome:
@@ -185,8 +253,13 @@ async def _run_with_signal(
         resume_data=resumed.data if resumed else None,
         suspend_payload=resumed.payload if resumed else None,
         mcp=options.mcp,
+        agent=_agent_context(call, options),
+        workflow=WorkflowContext(options.run) if options.run is not None else None,
         extra=dict(options.context_extra or {}),
     )
+    aborted_early = _aborted_before_run(tool, call, signal)
+    if aborted_early is not None:
+        return aborted_early  # an aborted run fires no more hooks
     if not call.input_hook_fired and tool.on_input_available is not None:
         await call_hook_async(
             tool.id,
@@ -198,9 +271,6 @@ async def _run_with_signal(
             messages=options.messages,
             abort_signal=signal,
         )
-    aborted_early = _aborted_before_run(tool, call, signal)
-    if aborted_early is not None:
-        return aborted_early
     timeout = options.settings.timeout
     try:
         raw = await _call_execute(tool, validated, context, timeout)
@@ -212,12 +282,24 @@ async def _run_with_signal(
         return _error(call, f"Tool {tool.id!r} timed out after {timeout} seconds; try a smaller request.", exc)
     except asyncio.CancelledError as exc:
         if not signal.aborted:
+            signal.abort("cancelled")  # the caller's task was cancelled: a sync tool's thread must hear it too
             raise
         return _error(call, f"Tool {tool.id!r} was aborted ({signal.reason or 'no reason given'}).", exc)
     except Exception as exc:
         logger.info("tool %r raised", tool.id, exc_info=True)
         return _error(call, f"Tool {tool.id!r} failed: {type(exc).__name__}: {exc}", exc)
     return await _finish(tool, call, raw, signal, options.settings)
+
+
+def _agent_context(call: ToolCall, options: _Options) -> AgentContext | None:
+    if options.run is None:
+        return None
+    return AgentContext(
+        tool_call_id=call.tool_call_id,
+        messages=list(options.messages or ()),
+        thread_id=options.run.thread_id,
+        resource_id=options.run.resource_id,
+    )
 
 
 def _reported_error(tool: Tool, call: ToolCall, failure: ToolError) -> ToolResult:
@@ -331,7 +413,7 @@ async def _finish(tool: Tool, call: ToolCall, raw: Any, signal: AbortSignal, set
                     call, f"Tool {tool.id!r} returned output that does not match its output schema: {exc}.", exc
                 )
             logger.warning("tool %r output does not match its output schema: %s", tool.id, exc)
-    if tool.on_output is not None:
+    if tool.on_output is not None and not signal.aborted:
         await call_hook_async(
             tool.id,
             "on_output",
@@ -375,7 +457,7 @@ def _suspension(tool: Tool, call: ToolCall, payload: Any) -> Outcome:
         tool_name=tool.id,
         input=pydantic_core.to_jsonable_python(call.input),
         payload=payload,
-        display_payload=transformed(tool, "display", "suspend", payload, suspend_payload=payload),
+        display_payload=shown_suspend(tool, "display", payload, call.tool_call_id),
     )
 
 

@@ -3,57 +3,48 @@
 Approvals come in two modes: `"wait"` (a call requiring approval waits until someone calls
 `approve`/`deny`, e.g. a UI handler in another task) and `"pause"` (the call is parked and
 returned as an `ApprovalRequest`; `run_decided()` runs it once decided — what an agent loop
-that stops and resumes wants). Parked approvals and suspended calls export to JSON.
+that stops and resumes wants). Approval ids are unguessable and single-use. Parked approvals
+and suspended calls export to JSON.
+
+Every step of a call is noted as a `Record` with its raw payloads: `on_record` receives them
+(an agent keeps its turn and transcript from them, whoever resumed the call), and `on_event`
+receives their UI events, computed through the tools' display transforms.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
-import pydantic_core
-
 from toolwire.adapter import tool_mapping
-from toolwire.events import (
-    Event,
-    ToolApprovalRequest,
-    ToolOutputAvailable,
-    ToolOutputDenied,
-    ToolOutputError,
-    ToolSuspended,
-)
-from toolwire.results import ToolCall, ToolResult, execution_denied, output_text
-from toolwire.schema import SchemaValidationError
+from toolwire.events import Event
+from toolwire.exceptions import ResumeError
+from toolwire.results import ToolCall, ToolResult, execution_denied
 from toolwire.tools import Tool
 
 from .abort import AbortSignal
-from .execute import ExecutionSettings, Outcome, as_call, execute_tool, refuse_running_loop, resume_tool
+from .approvals import ApprovalRequest, Approvals, Decision, new_approval_id
+from .display import display_event
+from .execute import (
+    ExecutionSettings,
+    Outcome,
+    as_call,
+    execute_tool,
+    input_problem,
+    refuse_running_loop,
+    result_from_output,
+    resume_error_text,
+    resume_problem,
+    resume_tool,
+)
+from .records import ApprovalAnswered, ApprovalAsked, Finished, Record, Resumed, ResumeInvalid, Suspended
+from .run_state import RunState
 from .suspension import ResumeRefused, Suspension
-from .transforms import transformed
 
 ApprovalMode = Literal["wait", "pause"]
 
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ApprovalRequest:
-    """A call parked until the user approves or denies it."""
-
-    approval_id: str
-    call: ToolCall
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form (resumable after a restart)."""
-        return {"type": "tool-approval-request", "approvalId": self.approval_id, "call": self.call.to_dict()}
-
-
-@dataclass(frozen=True, slots=True)
-class _Decision:
-    approved: bool
-    reason: str | None = None
+__all__ = ["ApprovalMode", "ApprovalRequest", "Toolbox"]
 
 
 class Toolbox:
@@ -68,19 +59,30 @@ class Toolbox:
         settings: ExecutionSettings | None = None,
         approvals: ApprovalMode = "pause",
         on_event: Callable[[Event], Any] | None = None,
+        on_record: Callable[[Record], Any] | None = None,
+        run: RunState | None = None,
     ) -> None:
         self.tools = tool_mapping(tools) or {}
         self.request_context = request_context
         self.settings = settings or ExecutionSettings()
         self.approvals = approvals
         self.on_event = on_event
-        self.pending_approvals: dict[str, ApprovalRequest] = {}
+        """Receives the UI event of each record (display transforms applied)."""
+        self.on_record = on_record
+        """Receives each record, with raw payloads (for the host's own views and bookkeeping)."""
+        self.run_state = run
+        """Given to every call as `context.agent` / `context.workflow`."""
         self.suspended: dict[str, Suspension] = {}
-        self._decisions: dict[str, _Decision] = {}
-        self._waiters: dict[str, asyncio.Future[_Decision]] = {}
+        self._approvals = Approvals()
+        self._waiters: dict[str, asyncio.Future[Decision]] = {}
         self._max_concurrency = max_concurrency
         self._limit: asyncio.Semaphore | None = None
         self._limit_loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def pending_approvals(self) -> dict[str, ApprovalRequest]:
+        """Calls waiting for an answer, by approval id."""
+        return self._approvals.pending
 
     # -- running -----------------------------------------------------------------------------
 
@@ -110,28 +112,31 @@ class Toolbox:
         messages: Sequence[Any] | None = None,
         abort: AbortSignal | None = None,
     ) -> Outcome | ApprovalRequest:
-        """Run one call (asking for approval first when its tool requires it)."""
+        """Run one call (asking for approval first when its tool requires it).
+
+        Raises:
+            ArgumentError: `call` is not a call or its dict form.
+        """
         call = as_call(call)
         tool = self.tools.get(call.tool_name)
         if tool is None:
             known = ", ".join(sorted(self.tools)) or "none"
-            return self._emit_result(
-                None,
-                ToolResult(
-                    tool_call_id=call.tool_call_id,
-                    tool_name=call.tool_name,
-                    output={
-                        "type": "error-text",
-                        "value": f"There is no tool named {call.tool_name!r}. Tools: {known}.",
-                    },
-                ),
+            message = f"There is no tool named {call.tool_name!r}. Tools: {known}."
+            unknown = ToolResult(
+                tool_call_id=call.tool_call_id,
+                tool_name=call.tool_name,
+                output={"type": "error-text", "value": message},
             )
+            return self._finished(None, unknown)
         if tool.require_approval:
-            decision = await self._approval(call)
+            invalid = input_problem(tool, call)  # nobody is asked to approve a call that cannot run
+            if invalid is not None:
+                return self._finished(tool, invalid)
+            decision = await self._approval(tool, call)
             if decision is None:
-                return self.pending_approvals[self._approval_id(call)]
+                return self._approvals.request(call)[0]
             if not decision.approved:
-                return self._denied(tool, call, decision.reason)
+                return self._finished(tool, _denied(tool, call, decision.reason))
         return await self._execute(tool, call, messages, abort)
 
     async def _execute(
@@ -139,9 +144,17 @@ class Toolbox:
     ) -> Outcome:
         async with self._semaphore():
             outcome = await execute_tool(
-                tool, call, request_context=self.request_context, abort=abort, messages=messages, settings=self.settings
+                tool,
+                call,
+                request_context=self.request_context,
+                abort=abort,
+                messages=messages,
+                settings=self.settings,
+                approved=True,  # run_one asked
+                run=self.run_state,
             )
-        return self._record(tool, outcome)
+        assert not isinstance(outcome, ApprovalRequest)
+        return self._settled(tool, outcome)
 
     def _semaphore(self) -> asyncio.Semaphore:
         """The concurrency limit of the running loop (a semaphore is bound to one loop)."""
@@ -151,91 +164,74 @@ class Toolbox:
             self._limit_loop = loop
         return self._limit
 
-    def _record(self, tool: Tool, outcome: Outcome) -> Outcome:
+    def _settled(self, tool: Tool, outcome: Outcome) -> Outcome:
         if isinstance(outcome, Suspension):
             self.suspended[outcome.tool_call_id] = outcome
-            if self.on_event is not None:
-                self.on_event(ToolSuspended(tool_call_id=outcome.tool_call_id, payload=outcome.display_payload))
+            self._note(tool, Suspended(outcome))
             return outcome
-        return self._emit_result(tool, outcome)
+        return self._finished(tool, outcome)
 
-    def _emit_result(self, tool: Tool | None, result: ToolResult) -> ToolResult:
-        if self.on_event is not None:
-            if result.is_error:
-                shown = transformed(
-                    tool, "display", "error", output_text(result.output), tool_call_id=result.tool_call_id
-                )
-                text = shown if isinstance(shown, str) else json.dumps(shown, ensure_ascii=False, default=str)
-                self.on_event(ToolOutputError(tool_call_id=result.tool_call_id, error_text=text))
-            else:
-                shown = transformed(tool, "display", "output", result.raw, tool_call_id=result.tool_call_id)
-                self.on_event(ToolOutputAvailable(tool_call_id=result.tool_call_id, output=_jsonable(shown)))
+    def _finished(self, tool: Tool | None, result: ToolResult) -> ToolResult:
+        self._note(tool, Finished(result))
         return result
+
+    def _note(self, tool: Tool | None, record: Record) -> None:
+        if self.on_record is not None:
+            self.on_record(record)
+        if self.on_event is not None:
+            self.on_event(display_event(tool, record))
 
     # -- approvals -----------------------------------------------------------------------------
 
-    @staticmethod
-    def _approval_id(call: ToolCall) -> str:
-        return f"approval_{call.tool_call_id}"
-
-    async def _approval(self, call: ToolCall) -> _Decision | None:
-        approval_id = self._approval_id(call)
-        decided = self._decisions.pop(approval_id, None)
+    async def _approval(self, tool: Tool, call: ToolCall) -> Decision | None:
+        decided = self._approvals.take(call)
         if decided is not None:
-            self.pending_approvals.pop(approval_id, None)
             return decided
-        self.pending_approvals[approval_id] = ApprovalRequest(approval_id=approval_id, call=call)
-        if self.on_event is not None:
-            self.on_event(ToolApprovalRequest(approval_id=approval_id, tool_call_id=call.tool_call_id))
+        request, new = self._approvals.request(call)
+        if new:
+            self._note(tool, ApprovalAsked(request))
         if self.approvals == "pause":
             return None
-        waiter: asyncio.Future[_Decision] = asyncio.get_running_loop().create_future()
-        self._waiters[approval_id] = waiter
+        waiter: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        self._waiters[request.approval_id] = waiter
         try:
-            return await waiter
+            await waiter
+            return self._approvals.spend(request.approval_id)
         finally:
-            self._waiters.pop(approval_id, None)
-            self.pending_approvals.pop(approval_id, None)
+            self._waiters.pop(request.approval_id, None)
 
     def approve(self, approval_id: str) -> None:
-        """Approve a parked or waiting call.
+        """Approve a parked or waiting call (once).
 
         Raises:
-            KeyError: no call waits under this id.
+            ApprovalError: no call waits under this id (forged or stale), or it was already answered.
         """
-        self._decide(approval_id, _Decision(True))
+        self._decide(approval_id, Decision(True))
 
     def deny(self, approval_id: str, reason: str | None = None) -> None:
-        """Deny a parked or waiting call; the model sees an `execution-denied` result.
+        """Deny a parked or waiting call (once); the model sees an `execution-denied` result.
 
         Raises:
-            KeyError: no call waits under this id.
+            ApprovalError: no call waits under this id (forged or stale), or it was already answered.
         """
-        self._decide(approval_id, _Decision(False, reason))
+        self._decide(approval_id, Decision(False, reason))
 
-    def _decide(self, approval_id: str, decision: _Decision) -> None:
-        if approval_id not in self.pending_approvals:
-            raise KeyError(f"no tool call waits for approval {approval_id!r}")
+    def _decide(self, approval_id: str, decision: Decision) -> None:
+        request = self._approvals.decide(approval_id, decision)
+        self._note(self.tools.get(request.call.tool_name), ApprovalAnswered(request, decision))
         waiter = self._waiters.get(approval_id)
         if waiter is not None:
             waiter.get_loop().call_soon_threadsafe(_resolve, waiter, decision)
-        else:
-            self._decisions[approval_id] = decision
 
     async def run_decided(
         self, *, messages: Sequence[Any] | None = None, abort: AbortSignal | None = None
     ) -> list[Outcome]:
         """Run (or deny) every parked call that has a decision; undecided ones stay parked."""
-        ready = [self.pending_approvals[a].call for a in list(self._decisions) if a in self.pending_approvals]
+        ready = [r.call for r in self._approvals.decided() if r.approval_id not in self._waiters]
         outcomes = await asyncio.gather(*(self.run_one(c, messages=messages, abort=abort) for c in ready))
         return [o for o in outcomes if not isinstance(o, ApprovalRequest)]
 
-    def _denied(self, tool: Tool, call: ToolCall, reason: str | None) -> ToolResult:
-        if self.on_event is not None:
-            self.on_event(ToolOutputDenied(tool_call_id=call.tool_call_id))
-        return ToolResult(tool_call_id=call.tool_call_id, tool_name=tool.id, output=execution_denied(reason))
-
-    # -- suspension ------------------------------------------------------------------------------
+    # -- suspension and outputs from elsewhere -----------------------------------------------------
 
     async def resume(
         self,
@@ -247,24 +243,26 @@ class Toolbox:
     ) -> Outcome:
         """Continue a suspended call with `resume_data` (validated against the tool's resume schema).
 
+        Data failing the schema is refused: a `tool-resume-error` event names the problem, the
+        call stays suspended (resume it again with corrected data), and the error comes back as
+        an error result (which is not the call's result). Data the tool itself refuses before
+        doing anything (`ResumeRefused`, e.g. a card resumed without a press) gets the same event,
+        keeps the call suspended, and raises.
+
         Raises:
-            KeyError: no call is suspended under this id.
-            ResumeRefused: the tool refused the data before doing anything; the call is still suspended.
+            ResumeError: no call is suspended under this id.
+            ResumeRefused: the tool refused the data before doing anything.
         """
         suspension = self.suspended.get(tool_call_id)
         if suspension is None:
-            raise KeyError(f"no suspended tool call {tool_call_id!r}")
+            raise ResumeError(tool_call_id, f"no suspended tool call {tool_call_id!r}")
         tool = self.tools[suspension.tool_name]
-        if tool.resume_schema is not None:
-            try:
-                tool.resume_schema.validate(resume_data)
-            except SchemaValidationError as exc:
-                return ToolResult(
-                    tool_call_id=tool_call_id,
-                    tool_name=tool.id,
-                    output={"type": "error-text", "value": f"Resume data for tool {tool.id!r} is invalid: {exc}."},
-                    error=exc,
-                )
+        problem = resume_problem(tool, resume_data)
+        if problem is not None:
+            text = resume_error_text(tool, problem)
+            self._note(tool, ResumeInvalid(suspension, text))
+            output = {"type": "error-text", "value": text}
+            return ToolResult(tool_call_id=tool_call_id, tool_name=tool.id, output=output, error=problem)
         self.suspended.pop(tool_call_id)
         outcome = await resume_tool(
             tool,
@@ -274,51 +272,61 @@ class Toolbox:
             abort=abort,
             messages=messages,
             settings=self.settings,
+            run=self.run_state,
         )
         if isinstance(outcome, ToolResult) and isinstance(outcome.error, ResumeRefused):
             self.suspended.setdefault(tool_call_id, suspension)
+            self._note(tool, ResumeInvalid(suspension, str(outcome.error)))
             raise outcome.error
-        return self._record(tool, outcome)
+        self._note(tool, Resumed(suspension, resume_data))
+        return self._settled(tool, outcome)
+
+    async def supply_output(self, call: ToolCall | Mapping[str, Any], output: Any) -> ToolResult:
+        """The result of a call run elsewhere (a tool without `execute`, e.g. run by the front end).
+
+        The output is checked like `execute`'s (`output_schema`, `on_output`, `to_model_output`).
+
+        Raises:
+            ArgumentError: `call` is not a call or its dict form.
+            ResumeError: the call names a tool this box does not hold.
+        """
+        call = as_call(call)
+        tool = self.tools.get(call.tool_name)
+        if tool is None:
+            raise ResumeError(call.tool_call_id, f"tool call {call.tool_call_id!r} names no tool of this box")
+        return self._finished(tool, await result_from_output(tool, call, output, settings=self.settings))
+
+    def forget(self, tool_call_ids: set[str]) -> None:
+        """Drop the parked approvals and suspensions of these calls (their turn was aborted)."""
+        self._approvals.forget_calls(tool_call_ids)
+        for tool_call_id in tool_call_ids:
+            self.suspended.pop(tool_call_id, None)
 
     # -- persistence ---------------------------------------------------------------------------
 
     def export_state(self) -> dict[str, Any]:
-        """Parked approvals and suspended calls as JSON (resume after a process restart)."""
-        return {
-            "pendingApprovals": [
-                r.to_dict() for r in self.pending_approvals.values() if r.approval_id not in self._waiters
-            ],
-            "suspended": [s.to_dict() for s in self.suspended.values()],
-        }
+        """Parked approvals, their answers and suspended calls as JSON (resume after a restart)."""
+        state = self._approvals.export_state(exclude=set(self._waiters))
+        state["suspended"] = [s.to_dict() for s in self.suspended.values()]
+        return state
 
     def import_state(self, state: Mapping[str, Any]) -> None:
         """Restore what `export_state` saved."""
-        for item in state.get("pendingApprovals", []):
-            call = item["call"]
-            self.pending_approvals[item["approvalId"]] = ApprovalRequest(
-                approval_id=item["approvalId"],
-                call=ToolCall(
-                    tool_call_id=call["toolCallId"],
-                    tool_name=call["toolName"],
-                    input=call.get("input", {}),
-                    provider_metadata=call.get("providerMetadata"),
-                ),
-            )
+        self._approvals.import_state(state)
         for item in state.get("suspended", []):
             suspension = Suspension.from_dict(item)
             self.suspended[suspension.tool_call_id] = suspension
 
     @staticmethod
     def new_approval_id() -> str:
-        """A fresh opaque id (for hosts that create approvals themselves)."""
-        return f"approval_{uuid.uuid4().hex}"
+        """A fresh unguessable id (for hosts that create approvals themselves)."""
+        return new_approval_id()
 
 
-def _resolve(waiter: asyncio.Future[_Decision], decision: _Decision) -> None:
+def _denied(tool: Tool, call: ToolCall, reason: str | None) -> ToolResult:
+    return ToolResult(tool_call_id=call.tool_call_id, tool_name=tool.id, output=execution_denied(reason))
+
+
+def _resolve(waiter: asyncio.Future[Decision], decision: Decision) -> None:
     if not waiter.done():
         waiter.set_result(decision)
-
-
-def _jsonable(value: Any) -> Any:
-    """A UI event carries JSON: models dumped, bytes as base64, unknown objects as their repr."""
-    return pydantic_core.to_jsonable_python(value, bytes_mode="base64", serialize_unknown=True)

@@ -1,0 +1,389 @@
+"""The step loop: call the model, show its events, run the calls, repeat; sync and async, abortable.
+
+Two units of work are separate methods with serializable inputs and outputs, so a durable
+engine can wrap them as steps: `call_model(request)` / `acall_model(request)` (the SDK keyword
+arguments from `build_model_request()`, JSON; events out, each `to_dict()`-able) and one tool
+call, `Toolbox.execute_call` (a `ToolCall` in, a `ToolResult` or `Suspension` out).
+
+An abort — the run's signal, the task running it cancelled, or its stream closed — closes the
+provider stream, sets every running tool's signal (sync tools too), fires no more hooks, and
+answers the turn's unfinished calls as aborted so the conversation can go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import warnings
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
+
+from toolwire._clients import ClientMode, wrong_mode_message
+from toolwire._hooks import run_sync
+from toolwire.adapter import Adapter, EncodedTools
+from toolwire.compat import CompatibilityWarning, Degradation
+from toolwire.events import (
+    Abort,
+    Event,
+    Finish,
+    FinishStep,
+    StartStep,
+    ToolInputAvailable,
+    ToolInputDelta,
+    ToolInputError,
+    ToolInputStart,
+)
+from toolwire.exceptions import ConfigurationError
+from toolwire.messages import Message, assistant_message
+from toolwire.results import ToolCall, ToolResult
+from toolwire.runtime import AbortSignal, Toolbox, display_stream_event
+from toolwire.tools import Tool
+
+from ._pauses import Pauses
+from ._state import Conversation, Turn, add_usage
+from ._transcript import Transcript
+
+T = TypeVar("T")
+
+
+class _RunAborted(Exception):
+    """Internal: the run's signal fired while the loop awaited the model."""
+
+
+@dataclass(slots=True)
+class Run:
+    """One entry into the loop: its own abort signal (linked to the caller's) and the step in flight."""
+
+    signal: AbortSignal
+    unlink: Any = None
+    events: list[Event] = field(default_factory=list)
+    """Raw events of the model call in flight (kept so an abort can record what was said)."""
+    in_model: bool = False
+
+    def stopped(self) -> bool:
+        """Whether the run was aborted (a call, so checks are never narrowed away: another thread may abort)."""
+        return self.signal.aborted
+
+
+class StepLoop:
+    """The loop behind `Agent.run/stream/arun/astream`; `Agent` adds the public API around it."""
+
+    adapter: Adapter
+    client: Any
+    model: str
+    tools: dict[str, Tool]
+    tool_choice: Any
+    request_options: dict[str, Any]
+    stream_responses: bool
+    max_steps: int
+    toolbox: Toolbox
+    _client_mode: ClientMode
+    _conversation: Conversation
+    _pauses: Pauses
+    _transcript: Transcript
+    _outbox: list[Event]
+    _encoded_tools: EncodedTools | None
+    _call_tools: dict[str, str]
+    _active: Run | None
+    _aborted: bool
+
+    # -- the two durable units ---------------------------------------------------------------------
+
+    def build_model_request(self, degradations: list[Degradation] | None = None) -> dict[str, Any]:
+        """The SDK keyword arguments for the next model call (history, tools, options); new degradations noted."""
+        found: list[Degradation] = []
+        if self._encoded_tools is None and self.tools:
+            self._encoded_tools = self.adapter.encode_tools(list(self.tools.values()), self.tool_choice, warn=False)
+            found.extend(self._encoded_tools.warnings)
+        request = self.adapter.build_request(
+            model=self.model,
+            messages=self._conversation.messages,
+            tools=self._encoded_tools,
+            options=self.request_options,
+            stream=self.stream_responses,
+            degradations=found,
+        )
+        new = self._note_warnings(found)
+        if degradations is not None:
+            degradations.extend(new)
+        return request
+
+    def call_model(self, request: dict[str, Any], signal: AbortSignal) -> Iterator[Event]:
+        """One model call with the sync client: its unified events (stream hooks fired)."""
+        source = self.adapter.invoke(self.client, request, stream=self.stream_responses)
+        remove = signal.add_listener(lambda _reason: _close(source))
+        try:
+            yield from self.adapter.normalize(
+                source, tools=self.tools, messages=self._conversation.messages, abort_signal=signal
+            )
+        finally:
+            remove()
+            if signal.aborted:
+                _close(source)
+
+    async def acall_model(self, request: dict[str, Any], signal: AbortSignal) -> AsyncIterator[Event]:
+        """One model call with the async client: its unified events (stream hooks fired)."""
+        source = await self.adapter.ainvoke(self.client, request, stream=self.stream_responses)
+        try:
+            async for event in self.adapter.anormalize(
+                source, tools=self.tools, messages=self._conversation.messages, abort_signal=signal
+            ):
+                yield event
+        finally:
+            if signal.aborted:
+                await _aclose(source)
+
+    # -- sync ----------------------------------------------------------------------------------------
+
+    def _sync_steps(self, prompt: Message | None, abort: AbortSignal | None) -> Iterator[Event]:
+        run = self._enter(prompt, abort)
+        try:
+            yield from self._drain()
+            settled = self._pauses_settled_sync(run)
+            yield from self._drain()
+            while settled and not run.stopped() and self._conversation.steps < self.max_steps:
+                self._conversation.steps += 1
+                yield StartStep()
+                request = self.build_model_request()
+                run.events, run.in_model = [], True
+                for event in self.call_model(request, run.signal):
+                    run.events.append(event)
+                    shown = self._shown(event)
+                    if shown is not None:
+                        yield shown
+                    if run.stopped():
+                        break
+                if run.stopped():
+                    break
+                run.in_model = False
+                if not self._after_response(run.events):
+                    break
+                settled = self._pauses_settled_sync(run)
+                yield from self._drain()
+            if run.stopped():
+                self._abort_bookkeeping(run)
+                yield from self._drain()
+                yield Abort(reason=run.signal.reason)
+            elif settled:
+                yield Finish(finish_reason=self._conversation.finish, usage=self._conversation.usage)
+        except GeneratorExit:
+            self._closed_by_consumer(run)
+            raise
+        finally:
+            self._leave(run)
+
+    def _pauses_settled_sync(self, run: Run) -> bool:
+        if run.stopped():
+            return False
+        settled: bool = run_sync(self._pauses.settle(run.signal))
+        return settled
+
+    # -- async ---------------------------------------------------------------------------------------
+
+    async def _async_steps(self, prompt: Message | None, abort: AbortSignal | None) -> AsyncIterator[Event]:
+        run = self._enter(prompt, abort)
+        try:
+            for event in self._drain():
+                yield event
+            settled = await self._pauses_settled(run)
+            for event in self._drain():
+                yield event
+            while settled and not run.stopped() and self._conversation.steps < self.max_steps:
+                self._conversation.steps += 1
+                yield StartStep()
+                async for shown in self._async_model_step(run):
+                    yield shown
+                if run.stopped():
+                    break
+                if not self._after_response(run.events):
+                    break
+                settled = await self._pauses_settled(run)
+                for event in self._drain():
+                    yield event
+            if run.stopped():
+                self._abort_bookkeeping(run)
+                for event in self._drain():
+                    yield event
+                yield Abort(reason=run.signal.reason)
+            elif settled:
+                yield Finish(finish_reason=self._conversation.finish, usage=self._conversation.usage)
+        except asyncio.CancelledError:
+            run.signal.abort(run.signal.reason or "cancelled")
+            self._abort_bookkeeping(run)
+            self._outbox.clear()
+            raise
+        except GeneratorExit:
+            self._closed_by_consumer(run)
+            raise
+        finally:
+            self._leave(run)
+
+    async def _async_model_step(self, run: Run) -> AsyncIterator[Event]:
+        run.events, run.in_model = [], True
+        events = cast(AsyncGenerator[Event, None], self.acall_model(self.build_model_request(), run.signal))
+        try:
+            while True:
+                try:
+                    event = await _abortable(events.__anext__(), run.signal)
+                except StopAsyncIteration:
+                    break
+                except _RunAborted:
+                    return
+                run.events.append(event)
+                shown = self._shown(event)
+                if shown is not None:
+                    yield shown
+                if run.stopped():
+                    return
+            run.in_model = False
+        finally:
+            with contextlib.suppress(Exception):
+                await events.aclose()
+
+    async def _pauses_settled(self, run: Run) -> bool:
+        return False if run.stopped() else await self._pauses.settle(run.signal)
+
+    # -- shared steps --------------------------------------------------------------------------------
+
+    def _enter(self, prompt: Message | None, abort: AbortSignal | None) -> Run:
+        if self._active is not None:
+            raise ConfigurationError("the agent is already running: one run at a time (abort it with agent.abort())")
+        signal = AbortSignal()
+        run = Run(signal=signal, unlink=abort.add_listener(signal.abort) if abort is not None else None)
+        self._active = run
+        self._aborted = False
+        if prompt is not None:
+            self._conversation.messages.append(prompt)
+            self._transcript.message(prompt)
+            self._conversation.steps = 0
+        return run
+
+    def _leave(self, run: Run) -> None:
+        if run.unlink is not None:
+            run.unlink()
+        if self._active is run:
+            self._active = None
+
+    def _closed_by_consumer(self, run: Run) -> None:
+        """The consumer stopped iterating: abort, settle the books, and drop events nobody will read."""
+        run.signal.abort(run.signal.reason or "the stream was closed")
+        self._abort_bookkeeping(run)
+        self._outbox.clear()
+
+    def _abort_bookkeeping(self, run: Run) -> None:
+        if self._aborted:
+            return
+        self._aborted = True
+        if run.in_model:
+            run.in_model = False
+            self._after_response(run.events, partial=True)
+        self._pauses.abort(run.signal.reason)
+
+    def check_mode(self, method: str, asynchronous: bool) -> None:
+        """Refuse a run method that cannot drive the client (an async client given to `run`, ...).
+
+        Raises:
+            ConfigurationError: the client is of the other kind; the message says which method to use.
+        """
+        mode = self._client_mode
+        if mode == "both" or (mode == "async") == asynchronous:
+            return
+        raise ConfigurationError(wrong_mode_message(self.adapter.api, mode, method))
+
+    def _shown(self, event: Event) -> Event | None:
+        """What the UI sees of a model event: display transforms applied, per-step finish renamed."""
+        if isinstance(event, Finish):
+            self._conversation.finish = event.finish_reason
+            self._conversation.usage = add_usage(self._conversation.usage, event.usage)
+            return FinishStep(finish_reason=event.finish_reason, usage=event.usage)
+        if isinstance(event, ToolInputStart):
+            if not event.provider_executed:
+                self._call_tools[event.tool_call_id] = event.tool_name
+            return event
+        if isinstance(event, ToolInputDelta):
+            return display_stream_event(self.tools.get(self._call_tools.get(event.tool_call_id, "")), event)
+        if isinstance(event, (ToolInputAvailable, ToolInputError)) and not event.provider_executed:
+            self._call_tools.pop(event.tool_call_id, None)
+            return display_stream_event(self.tools.get(event.tool_name), event)
+        return event
+
+    def _after_response(self, events: list[Event], *, partial: bool = False) -> bool:
+        """Record the assistant turn; True when it has calls to run."""
+        assistant = assistant_message(events)
+        if partial and not assistant.content:
+            return False
+        self._conversation.messages.append(assistant)
+        entry = self._transcript.message(assistant)
+        calls: list[ToolCall] = []
+        failed: list[ToolResult] = []
+        for event in events:
+            if isinstance(event, ToolInputAvailable) and not event.provider_executed:
+                calls.append(ToolCall.from_event(event))
+            elif isinstance(event, ToolInputError) and not event.provider_executed:
+                call = ToolCall(tool_call_id=event.tool_call_id, tool_name=event.tool_name, input=event.input)
+                calls.append(call)
+                output = {"type": "error-text", "value": event.error_text}
+                failed.append(ToolResult(tool_call_id=call.tool_call_id, tool_name=call.tool_name, output=output))
+        if not calls:
+            return False
+        self._conversation.turn = Turn(calls=calls, assistant_entry=entry)
+        for result in failed:
+            self._pauses.collect(result)
+        return True
+
+    def _drain(self) -> Iterator[Event]:
+        while self._outbox:
+            yield self._outbox.pop(0)
+
+    def _note_warnings(self, found: list[Degradation]) -> list[Degradation]:
+        """Keep the degradations not met before, each reported once (here and on the result)."""
+        new: list[Degradation] = []
+        for degradation in found:
+            if degradation not in self._conversation.warnings and degradation not in new:
+                new.append(degradation)
+        self._conversation.warnings.extend(new)
+        for degradation in new:
+            warnings.warn(CompatibilityWarning(degradation), stacklevel=4)
+        return new
+
+
+async def _abortable(awaitable: Awaitable[T], signal: AbortSignal) -> T:
+    """Await `awaitable`, cancelled when `signal` fires (then `_RunAborted`); a cancelled caller propagates."""
+    task = asyncio.ensure_future(awaitable)
+    loop = asyncio.get_running_loop()
+
+    def cancel(_reason: str | None) -> None:
+        loop.call_soon_threadsafe(task.cancel)
+
+    remove = signal.add_listener(cancel)
+    try:
+        return await task
+    except asyncio.CancelledError:
+        current = asyncio.current_task()
+        if signal.aborted and (current is None or current.cancelling() == 0):
+            raise _RunAborted from None
+        raise
+    finally:
+        remove()
+
+
+def _close(source: Any) -> None:
+    """Close a provider stream (SDK streams and generators have `close()`); failures do not matter now."""
+    close = getattr(source, "close", None)
+    if callable(close) and not inspect.iscoroutinefunction(close):
+        with contextlib.suppress(Exception):
+            close()
+
+
+async def _aclose(source: Any) -> None:
+    """Close an async provider stream (`aclose()` or an async `close()`)."""
+    for name in ("aclose", "close"):
+        method = getattr(source, name, None)
+        if callable(method):
+            with contextlib.suppress(Exception):
+                result = method()
+                if inspect.isawaitable(result):
+                    await result
+            return
