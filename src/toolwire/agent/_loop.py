@@ -114,25 +114,29 @@ class StepLoop:
         """One model call with the sync client: its unified events (stream hooks fired)."""
         source = self.adapter.invoke(self.client, request, stream=self.stream_responses)
         remove = signal.add_listener(lambda _reason: _close(source))
+        finished = False
         try:
             yield from self.adapter.normalize(
                 source, tools=self.tools, messages=self._conversation.messages, abort_signal=signal
             )
+            finished = True
         finally:
             remove()
-            if signal.aborted:
+            if signal.aborted or not finished:  # aborted, or the consumer stopped reading
                 _close(source)
 
     async def acall_model(self, request: dict[str, Any], signal: AbortSignal) -> AsyncIterator[Event]:
         """One model call with the async client: its unified events (stream hooks fired)."""
         source = await self.adapter.ainvoke(self.client, request, stream=self.stream_responses)
+        finished = False
         try:
             async for event in self.adapter.anormalize(
                 source, tools=self.tools, messages=self._conversation.messages, abort_signal=signal
             ):
                 yield event
+            finished = True
         finally:
-            if signal.aborted:
+            if signal.aborted or not finished:  # aborted, cancelled, or the consumer stopped reading
                 await _aclose(source)
 
     # -- sync ----------------------------------------------------------------------------------------
