@@ -53,8 +53,8 @@ def client_mode(api: str, spec: ClientSpec | None, client: Any) -> ClientMode:
         raise ArgumentError(
             "client",
             f"{spec.expected} for api {api!r}",
-            detail=f"got a {_pip_name(owner)} client ({_class_name(client)}); pick the api of that SDK or a client of "
-            f"{_pip_name(spec.package)}",
+            detail=f"got a client of {_pip_name(owner)} ({_class_name(client)}); use an api of that SDK, "
+            f"or a client of {_pip_name(spec.package)}",
         )
     if owner == spec.package:
         names = {cls.__name__ for cls in type(client).__mro__ if _in_package(cls.__module__, spec.package)}
