@@ -8,7 +8,7 @@ No provider SDK is imported here: each adapter imports its own, when it is asked
 
 from __future__ import annotations
 
-from .adapter import Adapter, EncodedTools, EncodeOptions, StreamDecoder
+from .adapter import Adapter, EncodedMessages, EncodedTools, EncodeOptions, StreamDecoder
 from .agent import Agent, AgentResult
 from .capabilities import Capabilities
 from .compat import CompatibilityWarning, Degradation
@@ -16,10 +16,13 @@ from .decorator import tool
 from .events import Event, FinishReason, Usage
 from .exceptions import (
     AdapterNotFound,
+    ApprovalError,
+    ArgumentError,
     ConfigurationError,
     MalformedFrameError,
     MissingExtraError,
     ProtocolError,
+    ResumeError,
     SchemaError,
     StreamProtocolError,
     ToolDefinitionError,
@@ -61,6 +64,7 @@ from .runtime import (
     AbortSignal,
     ApprovalRequest,
     ExecutionSettings,
+    RunState,
     Suspension,
     Toolbox,
     ToolContext,
@@ -78,7 +82,9 @@ __all__ = [
     "AdapterNotFound",
     "Agent",
     "AgentResult",
+    "ApprovalError",
     "ApprovalRequest",
+    "ArgumentError",
     "AssistantMessage",
     "Capabilities",
     "CompatibilityWarning",
@@ -86,6 +92,7 @@ __all__ = [
     "ConfigurationError",
     "Degradation",
     "EncodeOptions",
+    "EncodedMessages",
     "EncodedTools",
     "Event",
     "ExecutionSettings",
@@ -96,6 +103,8 @@ __all__ = [
     "MissingExtraError",
     "ProtocolError",
     "ReasoningPart",
+    "ResumeError",
+    "RunState",
     "SchemaError",
     "StreamDecoder",
     "StreamProtocolError",

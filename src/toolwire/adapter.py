@@ -13,26 +13,22 @@ import reprlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
+from typing import Any, ClassVar, Protocol, cast
 
 from ._assembler import StreamAssembler
-from ._clients import ClientMode, ClientSpec, client_mode
 from ._hooks import StreamHooks
+from ._provider_calls import EncodedMessages as EncodedMessages  # re-exported: the adapter contract's types
+from ._provider_calls import ProviderCalls
 from ._sources import FrameError, SdkConverter, aiter_frames, iter_frames
 from .capabilities import Capabilities
 from .compat import Degradation, report
 from .deltas import Delta
 from .events import Event
 from .exceptions import ConfigurationError, MalformedFrameError, ToolDefinitionError
-from .messages import Message, parse_messages
 from .names import NameMap, NameRules, build_name_map
 from .schema import deep_copy_json
 from .tool_choice import ToolChoice, parse_tool_choice
 from .tools import STRING_INPUT_KEY, Tool, object_view
-
-if TYPE_CHECKING:
-    from .results import ToolResult
-
 
 _DECODE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError)
 """What a decoder raises on a frame of an unexpected shape (it becomes an `error` event);
@@ -91,17 +87,6 @@ class EncodedTools(dict[str, Any]):
         """The tools, in request order."""
 
 
-class EncodedMessages(dict[str, Any]):
-    """The provider's request fields for a conversation (a dict, as before), plus what encoding it reported."""
-
-    __slots__ = ("warnings",)
-
-    def __init__(self, fields: Mapping[str, Any], *, warnings: list[Degradation]) -> None:
-        super().__init__(fields)
-        self.warnings = warnings
-        """Every degradation (metadata of another provider dropped, parts described in text, ...), once."""
-
-
 def tool_mapping(tools: Sequence[Tool] | Mapping[str, Tool] | None) -> dict[str, Tool] | None:
     """Tools by id, refusing two different tools with one id.
 
@@ -122,7 +107,7 @@ def tool_mapping(tools: Sequence[Tool] | Mapping[str, Tool] | None) -> dict[str,
     return by_id
 
 
-class Adapter(ABC):
+class Adapter(ProviderCalls, ABC):
     """Translate between the neutral IR and one provider API surface."""
 
     api: ClassVar[str]
@@ -136,8 +121,6 @@ class Adapter(ABC):
     unsupported_provider_options: ClassVar[frozenset[str]] = frozenset()
     """Keys of this provider's options another api of the same provider takes but this one
     rejects (e.g. Responses-only keys on Chat): left out and reported."""
-    client_spec: ClassVar[ClientSpec | None] = None
-    """The SDK client `invoke`/`ainvoke` drive (None: any object is accepted)."""
 
     def takes_free_form_tools(self) -> bool:
         """Whether `encode_tool` sends free-form (string-input) tools as such; else they go as `object_view`."""
@@ -386,87 +369,6 @@ class Adapter(ABC):
         except _DECODE_ERRORS as exc:
             assembler.error(f"unexpected {self.api} end of stream ({type(exc).__name__}: {exc})", out)
         assembler.close(out)
-
-    # -- calling the provider (used by the agent loop) -----------------------------------
-
-    def build_request(
-        self,
-        *,
-        model: str,
-        messages: Sequence[Message],
-        tools: EncodedTools | None,
-        options: Mapping[str, Any],
-        stream: bool,
-        degradations: list[Degradation] | None = None,
-    ) -> dict[str, Any]:
-        """Keyword arguments for the SDK call: model, encoded messages, tools, caller options.
-
-        With `degradations`, what encoding the history degraded is appended there and not
-        reported (the caller reports it, once); without, it is reported as warnings.
-        """
-        raise NotImplementedError(f"{self.api} cannot build SDK requests")
-
-    def client_mode(self, client: Any) -> ClientMode:
-        """Whether `client` is this api's sync SDK client, its async one, or one serving both.
-
-        Raises:
-            ArgumentError: `client` is None, a client of another SDK, or lacks the method `invoke` calls.
-        """
-        return client_mode(self.api, self.client_spec, client)
-
-    def invoke(self, client: Any, request: Mapping[str, Any], *, stream: bool) -> Any:
-        """Send `request` with the official SDK client; returns a source for `normalize`."""
-        raise NotImplementedError(f"{self.api} cannot call an SDK client")
-
-    async def ainvoke(self, client: Any, request: Mapping[str, Any], *, stream: bool) -> Any:
-        """`invoke` with the SDK's async client; returns a source for `anormalize`."""
-        raise NotImplementedError(f"{self.api} cannot call an async SDK client")
-
-    def sdk_client(
-        self, *, api_key: str, asynchronous: bool = False, http_client: Any = None, base_url: str | None = None
-    ) -> Any:
-        """An official SDK client for this api, without retries (the conformance suite uses fake keys).
-
-        `http_client` is an `httpx2.Client`/`AsyncClient` to send through; `base_url` replaces
-        the provider's host (recording against a local server).
-        """
-        raise NotImplementedError(f"{self.api} cannot build an SDK client")
-
-    # -- results and history (implemented per provider) -----------------------------------
-
-    def encode_tool_results(self, results: Sequence[ToolResult], /) -> list[dict[str, Any]]:
-        """Provider messages/items carrying these results (parallel results grouped as required)."""
-        raise NotImplementedError(f"{self.api} does not encode tool results yet")
-
-    def encode_messages(self, messages: Sequence[Message | Mapping[str, Any]], /, **options: Any) -> EncodedMessages:
-        """The provider's request fields for a neutral conversation, with the degradations on `.warnings`.
-
-        Each degradation is also a `CompatibilityWarning`. The result is a dict (as before);
-        `options` are the adapter's own (see its `encode_history`).
-
-        Raises:
-            ArgumentError: `messages` is not a list of messages, or an item cannot be read.
-            ConfigurationError: an option the adapter does not have, or a message it cannot encode.
-        """
-        checked = parse_messages(messages)
-        degradations: list[Degradation] = []
-        fields = self.encode_history(checked, degradations, **options)
-        report(degradations)
-        return EncodedMessages(fields, warnings=degradations)
-
-    def encode_history(self, messages: Sequence[Message], degradations: list[Degradation], /, **options: Any) -> Any:
-        """The request fields for `messages`, appending each degradation to `degradations` (not reported)."""
-        raise NotImplementedError(f"{self.api} does not encode messages yet")
-
-    def _history_fields(
-        self, messages: Sequence[Message], degradations: list[Degradation] | None, **options: Any
-    ) -> Any:
-        """`encode_history` for `build_request`: into the caller's list, or reported here without one."""
-        found: list[Degradation] = [] if degradations is None else degradations
-        fields = self.encode_history(parse_messages(messages), found, **options)
-        if degradations is None:
-            report(found, stacklevel=4)
-        return fields
 
 
 def _aborted(signal: Any) -> bool:

@@ -9,10 +9,6 @@ the exception stays on `ToolResult.error` for the host.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
-import inspect
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,13 +16,21 @@ from typing import Any, Literal
 
 import pydantic_core
 
-from toolwire._callbacks import count_positional
 from toolwire._hooks import call_hook_async
 from toolwire.exceptions import ArgumentError, ToolError
 from toolwire.results import ModelOutput, ToolCall, ToolResult, default_output, normalize_output
 from toolwire.schema import SchemaValidationError
-from toolwire.tools import Tool, free_form_input
+from toolwire.tools import Tool
 
+from ._checks import (
+    as_call,
+    check_request_context,
+    error_result,
+    input_problem,
+    resume_error_text,
+)
+from ._checks import validate_input as validate_input  # re-exported: code mode validates before asking approval
+from ._invoke import TimedOut, call_execute
 from .abort import AbortSignal
 from .approvals import ApprovalRequest, new_request
 from .context import ToolContext, mark_failed, tool_span
@@ -48,31 +52,6 @@ class ExecutionSettings:
     """Seconds before a call is aborted and reported as timed out (None: no limit)."""
     output_validation: OutputValidation = "error"
     """What an output failing `output_schema` becomes: an error result, or a logged warning."""
-
-
-_CALL_FORM = 'a ToolCall or its dict form {"toolCallId": str, "toolName": str, "input": {...}}'
-
-
-def as_call(call: ToolCall | Mapping[str, Any], argument: str = "call") -> ToolCall:
-    """A `ToolCall` from itself or its dict form (`toolCallId`, `toolName`, `input`).
-
-    Raises:
-        ArgumentError: neither, or a dict without a string `toolCallId` or `toolName`.
-    """
-    if isinstance(call, ToolCall):
-        return call
-    if not isinstance(call, Mapping):
-        raise ArgumentError(argument, _CALL_FORM, call)
-    for key in ("toolCallId", "toolName"):
-        if not isinstance(call.get(key), str) or not call[key]:
-            problem = f"{key!r} is missing" if key not in call else f"{key!r} is {call[key]!r}, not a non-empty string"
-            raise ArgumentError(argument, _CALL_FORM, detail=f"{problem} (keys: {sorted(map(str, call))})")
-    return ToolCall(
-        tool_call_id=call["toolCallId"],
-        tool_name=call["toolName"],
-        input=call.get("input", {}),
-        provider_metadata=call.get("providerMetadata"),
-    )
 
 
 async def execute_tool(
@@ -134,31 +113,9 @@ async def resume_tool(
         try:
             resume_data = tool.resume_schema.to_json(tool.resume_schema.validate(resume_data))
         except SchemaValidationError as exc:
-            return _error(call, resume_error_text(tool, exc), exc)
+            return error_result(call, resume_error_text(tool, exc), exc)
     options = _Options(request_context, abort, messages, settings or ExecutionSettings(), context_extra, mcp, run)
     return await _run(tool, call, options, _Resume(resume_data, suspension.payload))
-
-
-def input_problem(tool: Tool, call: ToolCall) -> ToolResult | None:
-    """The error result of a call whose input the tool cannot take (not JSON, or failing the schema)."""
-    validated = validate_input(tool, call)
-    return validated if isinstance(validated, ToolResult) else None
-
-
-def resume_problem(tool: Tool, resume_data: Any) -> SchemaValidationError | None:
-    """Why `resume_data` cannot resume a call of this tool (it fails the resume schema), or None."""
-    if tool.resume_schema is None:
-        return None
-    try:
-        tool.resume_schema.validate(resume_data)
-    except SchemaValidationError as exc:
-        return exc
-    return None
-
-
-def resume_error_text(tool: Tool, problem: SchemaValidationError) -> str:
-    """The error naming what is wrong with resume data."""
-    return f"Resume data for tool {tool.id!r} is invalid: {problem}."
 
 
 async def result_from_output(
@@ -213,8 +170,8 @@ class _Options:
 
 async def _run(tool: Tool, call: ToolCall, options: _Options, resumed: _Resume | None) -> Outcome:
     if tool.execute is None:
-        return _error(call, f"Tool {tool.id!r} cannot be run here: it has no execute function.")
-    checked_context = _check_request_context(tool, call, options.request_context)
+        return error_result(call, f"Tool {tool.id!r} cannot be run here: it has no execute function.")
+    checked_context = check_request_context(tool, call, options.request_context)
     if isinstance(checked_context, ToolResult):
         return checked_context
     validated = validate_input(tool, call)
@@ -273,21 +230,21 @@ async def _run_with_signal(
         )
     timeout = options.settings.timeout
     try:
-        raw = await _call_execute(tool, validated, context, timeout)
+        raw = await call_execute(tool, validated, context, timeout)
     except SuspendRequested as suspended:
         return _suspension(tool, call, suspended.payload)
     except ToolError as failure:
         return _reported_error(tool, call, failure)
-    except _TimedOut as exc:
-        return _error(call, f"Tool {tool.id!r} timed out after {timeout} seconds; try a smaller request.", exc)
+    except TimedOut as exc:
+        return error_result(call, f"Tool {tool.id!r} timed out after {timeout} seconds; try a smaller request.", exc)
     except asyncio.CancelledError as exc:
         if not signal.aborted:
             signal.abort("cancelled")  # the caller's task was cancelled: a sync tool's thread must hear it too
             raise
-        return _error(call, f"Tool {tool.id!r} was aborted ({signal.reason or 'no reason given'}).", exc)
+        return error_result(call, f"Tool {tool.id!r} was aborted ({signal.reason or 'no reason given'}).", exc)
     except Exception as exc:
         logger.info("tool %r raised", tool.id, exc_info=True)
-        return _error(call, f"Tool {tool.id!r} failed: {type(exc).__name__}: {exc}", exc)
+        return error_result(call, f"Tool {tool.id!r} failed: {type(exc).__name__}: {exc}", exc)
     return await _finish(tool, call, raw, signal, options.settings)
 
 
@@ -307,7 +264,7 @@ def _reported_error(tool: Tool, call: ToolCall, failure: ToolError) -> ToolResul
     try:
         output = normalize_output(failure.output)
     except ValueError as exc:
-        return _error(call, f"Tool {tool.id!r} raised a ToolError with an invalid output: {exc}", failure)
+        return error_result(call, f"Tool {tool.id!r} raised a ToolError with an invalid output: {exc}", failure)
     return ToolResult(
         tool_call_id=call.tool_call_id,
         tool_name=tool.id,
@@ -320,87 +277,7 @@ def _reported_error(tool: Tool, call: ToolCall, failure: ToolError) -> ToolResul
 def _aborted_before_run(tool: Tool, call: ToolCall, signal: AbortSignal) -> ToolResult | None:
     if not signal.aborted:
         return None
-    return _error(call, f"Tool {tool.id!r} was aborted before it ran ({signal.reason or 'no reason given'}).")
-
-
-def _check_request_context(tool: Tool, call: ToolCall, request_context: Any) -> Any:
-    schema = tool.request_context_schema
-    if schema is None:
-        return request_context
-    try:
-        return schema.validate(request_context if request_context is not None else {})
-    except SchemaValidationError as exc:
-        return _error(call, f"Tool {tool.id!r} cannot run: the request context is invalid: {exc}.", exc)
-
-
-def validate_input(tool: Tool, call: ToolCall) -> Any:
-    """The call's input as `execute` would get it (JSON text parsed, nulls repaired), or the error result."""
-    value = call.input
-    if tool.free_form:
-        value = free_form_input(value)  # the text itself; `{"input": text}` from a custom or wrapped call
-    elif isinstance(value, str):
-        try:
-            value = json.loads(value) if value.strip() else {}
-        except ValueError as exc:
-            return _error(call, f"The input for tool {tool.id!r} is not valid JSON ({exc}); send a JSON object.", exc)
-    if isinstance(value, Mapping):
-        value = tool.input_schema.drop_disallowed_nulls(dict(value))
-    try:
-        return tool.input_schema.validate(value)
-    except SchemaValidationError as exc:
-        schema = json.dumps(tool.input_schema.json_schema, separators=(",", ":"))
-        return _error(
-            call, f"Invalid input for tool {tool.id!r}: {exc}. Call it again with input matching {schema}", exc
-        )
-
-
-async def _call_execute(tool: Tool, value: Any, context: ToolContext, timeout: float | None) -> Any:
-    execute = tool.execute
-    assert execute is not None
-    takes_context = _takes_context(execute)
-    args = (value, context) if takes_context else (value,)
-    if inspect.iscoroutinefunction(execute) or inspect.iscoroutinefunction(getattr(execute, "__call__", None)):  # noqa: B004
-        return await _guarded(asyncio.ensure_future(execute(*args)), context.abort_signal, timeout)
-    task = asyncio.ensure_future(asyncio.to_thread(execute, *args))
-    result = await _guarded(task, context.abort_signal, timeout)
-    if inspect.isawaitable(result):
-        return await _guarded(asyncio.ensure_future(result), context.abort_signal, timeout)
-    return result
-
-
-@functools.lru_cache(maxsize=4096)
-def _takes_context(execute: Any) -> bool:
-    """Whether `execute` accepts `(input, context)`; cached, signatures are slow to read."""
-    return count_positional(execute)[1] >= 2
-
-
-class _TimedOut(TimeoutError):
-    """The runtime's timeout fired (distinct from a TimeoutError raised inside a tool)."""
-
-
-async def _guarded(task: asyncio.Future[Any], signal: AbortSignal, timeout: float | None) -> Any:
-    """Await `task`, cancelling it when the signal fires or the timeout passes (which also aborts)."""
-    loop = asyncio.get_running_loop()
-
-    def cancel(_reason: str | None) -> None:
-        loop.call_soon_threadsafe(task.cancel)
-
-    remove = signal.add_listener(cancel)
-    try:
-        if timeout is None:
-            return await task
-        try:
-            return await asyncio.wait_for(asyncio.shield(task), timeout)
-        except TimeoutError:
-            if task.done():
-                raise  # the tool's own TimeoutError, not ours
-            signal.abort("timeout")
-            task.cancel()
-            with contextlib.suppress(BaseException):
-                await task
-            raise _TimedOut from None
-    finally:
-        remove()
+    return error_result(call, f"Tool {tool.id!r} was aborted before it ran ({signal.reason or 'no reason given'}).")
 
 
 async def _finish(tool: Tool, call: ToolCall, raw: Any, signal: AbortSignal, settings: ExecutionSettings) -> ToolResult:
@@ -409,7 +286,7 @@ async def _finish(tool: Tool, call: ToolCall, raw: Any, signal: AbortSignal, set
             tool.output_schema.validate(raw)
         except SchemaValidationError as exc:
             if settings.output_validation == "error":
-                return _error(
+                return error_result(
                     call, f"Tool {tool.id!r} returned output that does not match its output schema: {exc}.", exc
                 )
             logger.warning("tool %r output does not match its output schema: %s", tool.id, exc)
@@ -426,7 +303,7 @@ async def _finish(tool: Tool, call: ToolCall, raw: Any, signal: AbortSignal, set
     try:
         output = _model_output(tool, raw)
     except Exception as exc:  # to_model_output is user code: any failure becomes an error result
-        return _error(call, f"Tool {tool.id!r} produced output the model cannot be shown: {exc}", exc)
+        return error_result(call, f"Tool {tool.id!r} produced output the model cannot be shown: {exc}", exc)
     return ToolResult(
         tool_call_id=call.tool_call_id,
         tool_name=tool.id,
@@ -449,7 +326,9 @@ def _suspension(tool: Tool, call: ToolCall, payload: Any) -> Outcome:
         try:
             payload = tool.suspend_schema.to_json(tool.suspend_schema.validate(payload))
         except SchemaValidationError as exc:
-            return _error(call, f"Tool {tool.id!r} suspended with a payload that fails its suspend schema: {exc}.", exc)
+            return error_result(
+                call, f"Tool {tool.id!r} suspended with a payload that fails its suspend schema: {exc}.", exc
+            )
     else:
         payload = pydantic_core.to_jsonable_python(payload)
     return Suspension(
@@ -458,14 +337,4 @@ def _suspension(tool: Tool, call: ToolCall, payload: Any) -> Outcome:
         input=pydantic_core.to_jsonable_python(call.input),
         payload=payload,
         display_payload=shown_suspend(tool, "display", payload, call.tool_call_id),
-    )
-
-
-def _error(call: ToolCall, message: str, exc: BaseException | None = None) -> ToolResult:
-    return ToolResult(
-        tool_call_id=call.tool_call_id,
-        tool_name=call.tool_name,
-        provider_metadata=call.provider_metadata,
-        output={"type": "error-text", "value": message},
-        error=exc,
     )

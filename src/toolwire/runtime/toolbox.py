@@ -23,21 +23,11 @@ from toolwire.exceptions import ResumeError
 from toolwire.results import ToolCall, ToolResult, execution_denied
 from toolwire.tools import Tool
 
+from ._checks import as_call, input_problem, resume_error_text, resume_problem
 from .abort import AbortSignal
 from .approvals import ApprovalRequest, Approvals, Decision, new_approval_id
 from .display import display_event
-from .execute import (
-    ExecutionSettings,
-    Outcome,
-    as_call,
-    execute_tool,
-    input_problem,
-    refuse_running_loop,
-    result_from_output,
-    resume_error_text,
-    resume_problem,
-    resume_tool,
-)
+from .execute import ExecutionSettings, Outcome, execute_tool, refuse_running_loop, result_from_output, resume_tool
 from .records import ApprovalAnswered, ApprovalAsked, Finished, Record, Resumed, ResumeInvalid, Suspended
 from .run_state import RunState
 from .suspension import ResumeRefused, Suspension
