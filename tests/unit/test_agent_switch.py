@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 from typing import Any
 
@@ -192,3 +193,18 @@ class TestSwitch:
         assert agent.request_options == {}
         agent.switch(api="openai-responses", model="m", request_options={"store": False})
         assert agent.request_options == {"store": False}
+
+    def test_the_warnings_travel_with_the_state(self) -> None:
+        """A restored agent does not report again what the conversation already met."""
+        agent = _on_anthropic()
+        agent.switch(api="openai-chat", client=_chat_client(RequestCapture()), model="gpt-4.1-mini")
+        state = json.loads(json.dumps(agent.export_state()))
+        restored = Agent(
+            api="openai-chat", client=_chat_client(RequestCapture()), model="gpt-4.1-mini", tools=[WEATHER]
+        )
+        restored.import_state(state)
+        assert restored.warnings == SWITCH_DEGRADATIONS
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            restored.build_model_request()
+        assert [w for w in caught if issubclass(w.category, CompatibilityWarning)] == []

@@ -281,7 +281,8 @@ class Agent(StepLoop):
         conversation.messages, conversation.transcript = [], []
         for message in history:
             conversation.messages.append(message)
-            self._transcript.message(message)
+            if not isinstance(message, SystemMessage):  # instructions are not part of what a user sees
+                self._transcript.message(message)
         conversation.turn = open_turn(history)
         if conversation.turn is not None:
             conversation.turn.assistant_entry = len(conversation.transcript) - 1

@@ -127,11 +127,15 @@ class Toolbox:
                 return self._approvals.request(call)[0]
             if not decision.approved:
                 return self._finished(tool, _denied(tool, call, decision.reason))
-        return await self._execute(tool, call, messages, abort)
+        return await self.execute_call(tool, call, messages=messages, abort=abort)
 
-    async def _execute(
-        self, tool: Tool, call: ToolCall, messages: Sequence[Any] | None, abort: AbortSignal | None
+    async def execute_call(
+        self, tool: Tool, call: ToolCall, *, messages: Sequence[Any] | None = None, abort: AbortSignal | None = None
     ) -> Outcome:
+        """Run one approved call and note its outcome: the unit a durable engine wraps as a step.
+
+        A `ToolCall` in, a `ToolResult` or `Suspension` out (both have a JSON form).
+        """
         async with self._semaphore():
             outcome = await execute_tool(
                 tool,

@@ -75,7 +75,7 @@ class ScriptedStream:
         for index, delta in enumerate(self.deltas):
             if index == self.hold_after:
                 self.holding.set()
-                while not self._release.is_set():
+                while not self._release.is_set():  # polled: a thread blocked here could outlive the test
                     await asyncio.sleep(0.001)
             if self.closed:
                 return
