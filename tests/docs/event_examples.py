@@ -2,8 +2,8 @@
 
 Model events come from the bundled cassettes' expected events (what toolwire produced on those
 responses; the conformance suite checks it still does). Runtime events come from a `Toolbox`
-run here. `tests/docs/test_reference_pages.py` checks `docs/reference/events.md` holds exactly
-this output (`TOOLWIRE_UPDATE_EXAMPLES=1` rewrites it).
+run here, and `abort` from an aborted agent run. `tests/docs/test_reference_pages.py` checks
+`docs/reference/events.md` holds exactly this output (`TOOLWIRE_UPDATE_EXAMPLES=1` rewrites it).
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from toolwire import Toolbox, ToolCall, ToolContext, create_tool
+from toolwire import AbortSignal, Agent, Toolbox, ToolCall, ToolContext, create_tool
 from toolwire.events import EVENT_CLASSES, Event, ToolInputDelta
+from toolwire.messages import user
+from toolwire.testing.scripted import SCRIPTED_CLIENT, ScriptedAdapter
 
 ROOT = Path(__file__).parents[2]
 SOURCES = ("anthropic", "openai-responses", "gemini", "openai-chat")
@@ -30,7 +32,10 @@ JSON_NAMES = {
     "finish_reason": "finishReason",
     "provider_metadata": "providerMetadata",
     "provider_executed": "providerExecuted",
+    "approval_descriptor": "approvalDescriptor",
 }
+SHOWN_APPROVAL_ID = "approval_Xq3vN0f7oWc2kZ8sR1yT4A"
+"""Approval ids are random: the page shows this one in their place."""
 
 
 def _from_cassettes() -> dict[str, dict[str, Any]]:
@@ -47,11 +52,14 @@ def _from_the_runtime() -> dict[str, dict[str, Any]]:
     events: list[Event] = []
 
     def book(args: dict[str, Any], context: ToolContext) -> str:
-        context.suspend({"question": f"Which time for {args['city']}?", "options": ["09:00", "14:00"]})
+        if not context.resumed:
+            context.suspend({"question": f"Which time for {args['city']}?", "options": ["09:00", "14:00"]})
+        return f"Booked {args['city']} at {context.resume_data['time']}"
 
+    time = {"type": "object", "properties": {"time": {"type": "string"}}, "required": ["time"]}
     tools = [
         create_tool(id="delete_file", description="Delete a file.", require_approval=True, execute=lambda args: "ok"),
-        create_tool(id="book_table", description="Book a table.", execute=book),
+        create_tool(id="book_table", description="Book a table.", execute=book, resume_schema=time),
     ]
     toolbox = Toolbox(tools, on_event=events.append)
     calls = [
@@ -59,9 +67,20 @@ def _from_the_runtime() -> dict[str, dict[str, Any]]:
         ToolCall(tool_call_id="call_2", tool_name="book_table", input={"city": "Paris"}),
     ]
     asyncio.run(toolbox.run(calls))
-    toolbox.deny("approval_call_1", "not now")
+    (approval_id,) = toolbox.pending_approvals
+    toolbox.deny(approval_id, "not now")
     asyncio.run(toolbox.run_decided())
-    return {event.type: event.to_dict() for event in events}
+    asyncio.run(toolbox.resume("call_2", {"time": 9}))
+    asyncio.run(toolbox.resume("call_2", {"time": "09:00"}))
+    stopped = AbortSignal()
+    stopped.abort("the user pressed stop")
+    agent = Agent(api=ScriptedAdapter([]), client=SCRIPTED_CLIENT, model="m", messages=[user("Hi")])
+    events.extend(agent.stream(abort=stopped))
+    found = {event.type: event.to_dict() for event in events}
+    for example in found.values():
+        if "approvalId" in example:
+            example["approvalId"] = SHOWN_APPROVAL_ID
+    return found
 
 
 def examples() -> dict[str, dict[str, Any]]:

@@ -26,6 +26,7 @@ PUBLIC_MODULES = (
     "toolwire",
     "toolwire.events",
     "toolwire.deltas",
+    "toolwire.agent",
     "toolwire.runtime",
     "toolwire.codemode",
     "toolwire.targets",
@@ -33,6 +34,7 @@ PUBLIC_MODULES = (
     "toolwire.conformance",
     "toolwire.testing.conformance",
     "toolwire.testing.capture",
+    "toolwire.testing.scripted",
 )
 
 
