@@ -55,3 +55,20 @@ async def test_a_dismissed_card_closes_the_call_in_the_run(make_tool: Any, make_
     assert [s.path for s in handler.seen] == ["/tools/gmail-search"]
     assert result.text == "Gmail is connected."
     assert len(adapter.requests) == 2
+
+
+async def test_resume_data_that_is_not_a_press_keeps_the_card_and_the_run_paused(
+    make_tool: Any, make_host: Any, handler: Any
+) -> None:
+    """`agent.resume` cannot stand in for a press: a resume error is shown and the card still works."""
+    agent, adapter = _agent(make_tool, make_host)
+    (suspension,) = (await agent.arun("search my mail")).suspended
+    agent.resume("c1", {"buttonId": "connect"})
+    events = [e.to_dict() async for e in agent.astream()]
+    assert [e["type"] for e in events] == ["tool-resume-error"]
+    assert events[0]["errorText"].startswith("this call waits for a press of its card")
+    assert agent.result().paused
+    await press(agent.toolbox, "c1", "connect", card_id=suspension.payload["cardId"], request_context=THREAD)
+    assert (await agent.arun()).text == "Gmail is connected."
+    assert [s.path for s in handler.seen] == ["/tools/gmail-search", "/oauth/start"]
+    assert len(adapter.requests) == 2

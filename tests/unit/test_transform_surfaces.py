@@ -298,3 +298,35 @@ def test_the_seeds_customer_tool_shows_the_display_name_on_both_targets() -> Non
     ]
     sent = agent.messages[2].content[0].output  # type: ignore[union-attr]
     assert sent == {"type": "json", "value": {"displayName": "Acme", "apiKey": "secret-value", "debugScore": 0.97}}
+
+
+async def test_a_refused_resume_does_not_quote_data_a_resume_transform_hides() -> None:
+    """The schema error would quote the data: with a display resume transform it is generic."""
+    events: list[Event] = []
+    tool = create_tool(
+        id="ask",
+        description="Ask.",
+        execute=_execute,
+        input_schema={"type": "object", "properties": {"mode": {"type": "string"}}},
+        resume_schema={"type": "object", "properties": {"answer": {"type": "integer"}}},
+        transform={"display": {"resume": lambda resume_data: "an answer"}},
+    )
+    box = Toolbox([tool], on_event=events.append)
+    await box.run([{"toolCallId": "c1", "toolName": "ask", "input": {"mode": "ok"}}])
+    await box.resume("c1", {"answer": "SECRET-RESUME"})
+    assert events[-1].to_dict() == {"type": "tool-resume-error", "toolCallId": "c1", "errorText": "Tool 'ask' failed."}
+
+
+def test_an_input_error_is_shown_in_full_when_only_the_output_is_transformed() -> None:
+    """An input error quotes the input, which nothing hides here: the model's mistake stays readable."""
+    tool = create_tool(
+        id="lookup",
+        description="Look up.",
+        input_schema={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+        execute=lambda value: "x",
+        transform={"display": {"output": lambda output: "hidden"}},
+    )
+    script = [[*streamed_call("c1", "lookup", ['{"path": 7}']), StepFinished("tool-calls")], answer("sorry")]
+    agent = Agent(api=ScriptedAdapter(script), client=SCRIPTED_CLIENT, model="m", tools=[tool])
+    errors = [e.to_dict() for e in agent.stream("look") if e.type == "tool-input-error"]
+    assert errors[0]["errorText"].startswith("Invalid input for tool 'lookup': at `path`: 7 is not of type 'string'")

@@ -31,6 +31,7 @@ from toolwire.tools import Tool
 
 from .records import ApprovalAnswered, ApprovalAsked, Finished, Record, Resumed, ResumeInvalid, Suspended
 from .transforms import (
+    INPUT_PHASES,
     shown_approval,
     shown_error,
     shown_input,
@@ -58,7 +59,8 @@ def display_event(tool: Tool | None, record: Record) -> Event:
         case Resumed(resume_data=data):
             return ToolResumed(tool_call_id=call_id, payload=jsonable(shown_resume(tool, "display", data, call_id)))
         case ResumeInvalid(error_text=text):
-            return ToolResumeError(tool_call_id=call_id, error_text=shown_error(tool, "display", text, call_id))
+            shown = shown_error(tool, "display", text, call_id, quoting=("resume",))
+            return ToolResumeError(tool_call_id=call_id, error_text=shown)
         case Finished(result=result):
             if result.output.get("type") == "execution-denied":
                 return ToolOutputDenied(tool_call_id=call_id)
@@ -89,7 +91,7 @@ def display_stream_event(tool: Tool | None, event: Event) -> Event | None:
         return dataclasses.replace(
             event,
             input=jsonable(shown_input(tool, "display", event.input, event.tool_call_id)),
-            error_text=shown_error(tool, "display", event.error_text, event.tool_call_id),
+            error_text=shown_error(tool, "display", event.error_text, event.tool_call_id, quoting=INPUT_PHASES),
         )
     return event
 

@@ -19,8 +19,9 @@ of its own, a target never shows more than its transforms let through:
 
 - `input_delta`: deltas spell out the raw input, so with an `input` transform they are not shown;
 - `approval`: falls back to the `input` transform (the approval payload is the input);
-- `error`: error texts can quote payloads, so a target that transforms any payload shows a
-  generic error instead;
+- `error`: error texts can quote payloads, so a target that transforms a payload the error may
+  quote (any, for a failed execution; the input, for an input error; the data, for a refused
+  resume) shows a generic error instead;
 - `resume`: not shown at all (resume data can carry the presser's request context).
 
 A failing transform is logged and shows nothing (None; a generic text for errors).
@@ -48,7 +49,10 @@ _PHASE_ARGUMENT: dict[TransformPhase, str] = {
     "suspend": "suspend_payload",
     "resume": "resume_data",
 }
-_PAYLOAD_PHASES: tuple[TransformPhase, ...] = ("input", "input_delta", "output", "approval", "suspend", "resume")
+PAYLOAD_PHASES: tuple[TransformPhase, ...] = ("input", "input_delta", "output", "approval", "suspend", "resume")
+"""Every phase with a payload (all but `error`): what an error raised while running a call may quote."""
+INPUT_PHASES: tuple[TransformPhase, ...] = ("input", "input_delta", "approval")
+"""The phases whose payload is the call's input."""
 
 
 def transformed(tool: Tool | None, target: TransformTarget, phase: TransformPhase, value: Any, **extra: Any) -> Any:
@@ -88,13 +92,23 @@ def shown_output(tool: Tool | None, target: TransformTarget, raw: Any, tool_call
     return transformed(tool, target, "output", raw, tool_call_id=tool_call_id)
 
 
-def shown_error(tool: Tool | None, target: TransformTarget, text: str, tool_call_id: str) -> str:
-    """An error text as `target` may show it (a transform returning an object is shown as its JSON)."""
+def shown_error(
+    tool: Tool | None,
+    target: TransformTarget,
+    text: str,
+    tool_call_id: str,
+    quoting: tuple[TransformPhase, ...] = PAYLOAD_PHASES,
+) -> str:
+    """An error text as `target` may show it (a transform returning an object is shown as its JSON).
+
+    `quoting` names the payloads the text may quote (an input error quotes the input, a refused
+    resume its data): without an `error` transform, a transform on any of them makes it generic.
+    """
     phases = _phases(tool, target)
     if phases is None or tool is None:
         return text
     if phases.error is None:
-        hides = any(phases.get(phase) is not None for phase in _PAYLOAD_PHASES)
+        hides = any(phases.get(phase) is not None for phase in quoting)
         return generic_error(tool) if hides else text
     shown = transformed(tool, target, "error", text, tool_call_id=tool_call_id)
     return generic_error(tool) if shown is None else _as_text(shown)
