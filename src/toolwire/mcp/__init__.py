@@ -4,6 +4,8 @@ Serving: `serve(tools, name=..., version=..., transport="stdio" | "streamable-ht
 `serve_async`, `streamable_http_app` (an ASGI app to mount), `build_server` (the SDK's
 low-level `Server`, for any transport) and `serve_from_spec("module:attribute")`. Calls run
 through the toolwire runtime; `context.mcp` is a `McpContext` (elicitation, progress, headers).
+On 2026-07-28 each round's `requestState` is answered once (`RoundLedger`, shared by workers
+that share the state's keys); error texts reach the client without host paths and bounded.
 
 Using: `await load_tools(client_or_server_params)` gives Tools any adapter can send and the
 runtime can run over MCP. `tool_listing(tool)` is a tool's `tools/list` entry.

@@ -40,7 +40,7 @@ def serve(
     """Serve the tools over MCP until the client disconnects (stdio) or the process is stopped (HTTP).
 
     `options` go to `build_server` (`instructions`, `request_context`, `request_context_factory`,
-    `settings`, `max_concurrency`, `request_state_security`) and, for HTTP, to
+    `settings`, `max_concurrency`, `request_state_security`, `round_ledger`) and, for HTTP, to
     `streamable_http_app` (`json_response`, `stateless`, `http_options` such as `auth`).
 
     Raises:
