@@ -9,7 +9,8 @@ code_mode.instructions  # add to the system prompt: usage contract, isolation, t
 ```
 
 Each `external_<name>(input)` call in the program travels as a JSON-RPC frame over a
-dedicated pipe to the host, which runs the real tool with `toolwire.runtime.execute_tool`.
+dedicated pipe to the host, which runs the real tool with `toolwire.runtime.execute_tool`
+and answers with the model-facing output (after `to_model_output`), never the raw one.
 Only configured tools can be called and only JSON crosses the boundary. See `local` for what
 `LocalSandbox` enforces and what it does not protect against, and `protocol` for the wire.
 """
