@@ -12,8 +12,6 @@ import marshal
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
-import jsonschema
-
 from toolwire.adapter import EncodeOptions
 from toolwire.names import NameMap
 from toolwire.schema import deep_copy_json
@@ -142,6 +140,8 @@ def _examples(tool: Tool, strict: JsonSchema | None, degrade: Degrade) -> list[d
     examples = [deep_copy_json(dict(example.input)) for example in tool.input_examples]
     if strict is None:
         return examples
+    import jsonschema  # imported when first needed: loading the adapter stays light
+
     validator = jsonschema.Draft202012Validator(strict)
     kept: list[dict[str, Any]] = []
     for position, example in enumerate(examples):

@@ -8,16 +8,18 @@ running loop in the caller's thread.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import threading
 from collections.abc import Awaitable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._callbacks import Callback
 from .events import Event, ToolInputAvailable, ToolInputDelta, ToolInputStart
 from .tools import Tool
+
+if TYPE_CHECKING:
+    import asyncio
 
 logger = logging.getLogger("toolwire")
 
@@ -30,6 +32,8 @@ class _LoopThread:
 
     @classmethod
     def run(cls, awaitable: Awaitable[Any]) -> Any:
+        import asyncio  # only async hooks in sync code need it: defining and encoding tools stays without
+
         with cls._lock:
             if cls._loop is None:
                 loop = asyncio.new_event_loop()

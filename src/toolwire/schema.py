@@ -14,17 +14,18 @@ import json
 import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-import jsonschema
 import pydantic
-from jsonschema.protocols import Validator
 from pydantic.json_schema import GenerateJsonSchema
 
 from ._null_repair import BranchCheck, NullRepair, needs_null_repair
 from ._null_repair import accepts_null as accepts_null
 from ._null_repair import resolve_ref as resolve_ref
 from .exceptions import SchemaError
+
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
 
 JsonSchema = dict[str, Any]
 SchemaKind = Literal["pydantic", "json-schema"]
@@ -111,10 +112,12 @@ class CompiledSchema:
         """A validator of the canonical schema, to settle union ties in null repair (dict schemas reuse theirs)."""
         if self._validator is not None:
             return self._validator
+        import jsonschema  # imported when first needed: `import toolwire` stays light
+
         validator_class = cast(
             Any, jsonschema.validators.validator_for(self.json_schema, default=jsonschema.Draft202012Validator)
         )
-        return cast(Validator, validator_class(self.json_schema))
+        return cast("Validator", validator_class(self.json_schema))
 
     def _branch_check(self) -> BranchCheck:
         validator = self._repair_validator
@@ -206,6 +209,8 @@ def _compile_dict(source: Mapping[str, Any]) -> CompiledSchema:
 @functools.lru_cache(maxsize=1024)
 def _compile_json_text(text: str) -> CompiledSchema:
     """Compiled once per distinct schema: checking a schema costs about a millisecond."""
+    import jsonschema  # ~40 ms to import: paid by the first dict schema, not by `import toolwire`
+
     canonical = cast(JsonSchema, json.loads(text))
     validator_class = cast(Any, jsonschema.validators.validator_for(canonical, default=jsonschema.Draft202012Validator))
     try:
@@ -216,7 +221,7 @@ def _compile_json_text(text: str) -> CompiledSchema:
     return CompiledSchema(
         json_schema=canonical,
         kind="json-schema",
-        _validator=cast(Validator, validator_class(canonical)),
+        _validator=cast("Validator", validator_class(canonical)),
         _repair_nulls=needs_null_repair(canonical),
     )
 
