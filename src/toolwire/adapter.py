@@ -8,17 +8,17 @@ mapping, degradation reporting, turning any source into frames, the assembler an
 
 from __future__ import annotations
 
-import marshal
 import reprlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, cast
+from typing import Any, ClassVar, Protocol
 
 from ._assembler import StreamAssembler
 from ._hooks import StreamHooks
 from ._provider_calls import EncodedMessages as EncodedMessages  # re-exported: the adapter contract's types
 from ._provider_calls import ProviderCalls
+from ._readonly import read_only
 from ._sources import FrameError, SdkConverter, aiter_frames, iter_frames
 from .capabilities import Capabilities
 from .compat import Degradation, report
@@ -26,7 +26,6 @@ from .deltas import Delta
 from .events import Event
 from .exceptions import ConfigurationError, MalformedFrameError, ToolDefinitionError
 from .names import NameMap, NameRules, build_name_map
-from .schema import deep_copy_json
 from .tool_choice import ToolChoice, parse_tool_choice
 from .tools import STRING_INPUT_KEY, Tool, object_view
 
@@ -71,7 +70,13 @@ class EncodeOptions:
 
 
 class EncodedTools(dict[str, Any]):
-    """The request fragment (wire JSON), plus what encoding it reported."""
+    """The request fragment (wire JSON), plus what encoding it reported.
+
+    The fragment, its lists of entries and each tool entry are new on every call: add, replace
+    or remove their fields freely. What an entry holds (schemas, examples, nested objects such
+    as Chat's `function`) is shared with toolwire's per-tool cache and read-only (`ReadOnlyDict`,
+    `ReadOnlyList`: a change raises TypeError); replace it with an edited copy instead.
+    """
 
     __slots__ = ("names", "tools", "warnings")
 
@@ -147,6 +152,8 @@ class Adapter(ProviderCalls, ABC):
 
         Degradations are on `.warnings`, and each is also a `CompatibilityWarning` unless
         `warn=False` (a caller that reports them itself, like the agent, once per conversation).
+        Each tool is translated once per api, settings and options; repeats reuse that entry and
+        copy only its top level (see `EncodedTools` for what may be edited).
 
         Raises:
             ConfigurationError: duplicate ids, name collisions, a bad tool choice.
@@ -158,37 +165,38 @@ class Adapter(ProviderCalls, ABC):
         options = EncodeOptions(strict=strict, auto_strict=auto_strict, examples_in_description=examples_in_description)
         degradations: list[Degradation] = []
         entries: list[dict[str, Any]] = []
+        token = _cache_token(self.api, self.settings_key(), options)
         for tool in by_id.values():
-            entry, found = self._cached_entry(tool, names.wire(tool.id), options)
-            entries.append(entry)
-            degradations.extend(found)
+            wire_name = names.wire(tool.id)
+            cached = tool._wire_cache.get((token, wire_name))
+            if cached is None:
+                cached = self._encode_entry(tool, wire_name, options, token)
+            entries.append(dict(cached[0]))  # only the entry is new: its contents stay shared and read-only
+            degradations.extend(cached[1])
         fragment = self.build_fragment(entries, choice, names, tuple(by_id.values()), degradations)
         if warn:
             report(degradations)
         return EncodedTools(fragment, warnings=degradations, names=names, tools=tuple(by_id.values()))
 
-    def _cached_entry(
-        self, tool: Tool, wire_name: str, options: EncodeOptions
+    def _encode_entry(
+        self, tool: Tool, wire_name: str, options: EncodeOptions, token: object
     ) -> tuple[dict[str, Any], tuple[Degradation, ...]]:
-        key = (self.api, self.settings_key(), options, wire_name)
-        cached = tool._wire_cache.get(key)
-        if cached is None:
-            found: list[Degradation] = []
-            if tool.free_form and not self.takes_free_form_tools():
-                self.degrade(
-                    found,
-                    "free_form",
-                    f"sent as an object with one string property `{STRING_INPUT_KEY}` ({self.api} has no free-form "
-                    "tools); the call's input is unwrapped to the text",
-                    tool.id,
-                )
-                entry = self.encode_tool(object_view(tool), wire_name, options, found)
-            else:
-                entry = self.encode_tool(tool, wire_name, options, found)
-            self._merge_provider_options(tool, entry, found)
-            cached = tool._wire_cache[key] = (entry, tuple(found))
-        # A deep copy: callers may edit the fragment, and entries can share schemas with the tool.
-        return _copied(cached[0]), cached[1]
+        """Translate one tool and cache its entry, read-only, with what it reported."""
+        found: list[Degradation] = []
+        if tool.free_form and not self.takes_free_form_tools():
+            self.degrade(
+                found,
+                "free_form",
+                f"sent as an object with one string property `{STRING_INPUT_KEY}` ({self.api} has no free-form "
+                "tools); the call's input is unwrapped to the text",
+                tool.id,
+            )
+            entry = self.encode_tool(object_view(tool), wire_name, options, found)
+        else:
+            entry = self.encode_tool(tool, wire_name, options, found)
+        self._merge_provider_options(tool, entry, found)
+        cached = tool._wire_cache[(token, wire_name)] = (read_only(entry), tuple(found))
+        return cached
 
     def _merge_provider_options(self, tool: Tool, entry: dict[str, Any], degradations: list[Degradation]) -> None:
         options = tool.provider_options.get(self.provider)
@@ -380,10 +388,9 @@ async def _as_async(frames: Iterator[Any]) -> AsyncIterator[Any]:
         yield frame
 
 
-def _copied(entry: dict[str, Any]) -> dict[str, Any]:
-    """A deep copy of a JSON entry; marshal (C) is three times faster than a Python walk."""
-    try:
-        copied: dict[str, Any] = marshal.loads(marshal.dumps(entry))
-    except ValueError:  # a provider option holding a non-JSON object
-        return cast(dict[str, Any], deep_copy_json(entry))
-    return copied
+_cache_tokens: dict[tuple[str, tuple[Any, ...], EncodeOptions], object] = {}
+
+
+def _cache_token(api: str, settings: tuple[Any, ...], options: EncodeOptions) -> object:
+    """One object per (api, settings, options): per-tool cache keys then hash and compare by identity."""
+    return _cache_tokens.setdefault((api, settings, options), object())

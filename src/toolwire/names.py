@@ -7,6 +7,7 @@ Decoding uses the table built for the request's tools, never a guess.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -83,14 +84,22 @@ def build_name_map(api: str, tool_ids: Iterable[str], rules: NameRules) -> NameM
     Raises:
         ToolNameCollisionError: two different ids map to the same provider name.
     """
-    names = NameMap(api)
+    to_wire, to_id = _name_tables(api, tuple(tool_ids), rules)
+    return NameMap(api, dict(to_wire), dict(to_id))
+
+
+@functools.lru_cache(maxsize=256)
+def _name_tables(api: str, tool_ids: tuple[str, ...], rules: NameRules) -> tuple[dict[str, str], dict[str, str]]:
+    """Cached: every request and every stream maps the same tool ids again (callers copy the tables)."""
+    to_wire: dict[str, str] = {}
+    to_id: dict[str, str] = {}
     for tool_id in tool_ids:
-        if tool_id in names.to_wire:
+        if tool_id in to_wire:
             continue
         name = wire_name(tool_id, rules)
-        other = names.to_id.get(name)
+        other = to_id.get(name)
         if other is not None:
             raise ToolNameCollisionError(api, name, other, tool_id)
-        names.to_wire[tool_id] = name
-        names.to_id[name] = tool_id
-    return names
+        to_wire[tool_id] = name
+        to_id[name] = tool_id
+    return to_wire, to_id

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -189,12 +190,68 @@ class TestCaching:
         adapter.encode_tools([tool])["tools"][0]["cache_control"] = {"type": "ephemeral"}
         assert "cache_control" not in adapter.encode_tools([tool])["tools"][0]
 
-    def test_changing_a_nested_part_of_a_returned_entry_does_not_change_the_next_request(self) -> None:
-        """A caller editing `function.parameters` of one request must not alter later requests."""
+    def test_changing_a_nested_part_of_a_returned_entry_is_refused_and_the_next_request_is_intact(self) -> None:
+        """What an entry holds is shared with the cache: an in-place edit raises and corrupts nothing."""
         tool = create_tool(id="nested", description="Nested.")
         adapter = RecordingAdapter()
-        adapter.encode_tools([tool])["tools"][0]["function"]["parameters"]["properties"]["x"] = {"type": "string"}
+        properties = adapter.encode_tools([tool])["tools"][0]["function"]["parameters"]["properties"]
+        with pytest.raises(TypeError, match="shared by toolwire's tool-encoding cache and read-only"):
+            properties["x"] = {"type": "string"}
         assert adapter.encode_tools([tool])["tools"][0]["function"]["parameters"] == {
             "type": "object",
             "properties": {},
         }
+
+    @pytest.mark.parametrize(
+        "edit",
+        [
+            pytest.param(lambda entry: entry["function"].update(parameters={}), id="dict.update"),
+            pytest.param(lambda entry: entry["function"].pop("parameters"), id="dict.pop"),
+            pytest.param(lambda entry: entry["function"]["parameters"].setdefault("x", 1), id="dict.setdefault"),
+            pytest.param(lambda entry: entry["function"]["parameters"]["required"].append("x"), id="list.append"),
+            pytest.param(lambda entry: entry["function"]["parameters"]["required"].sort(), id="list.sort"),
+            pytest.param(lambda entry: entry["function"]["parameters"]["required"].__delitem__(0), id="list.del"),
+        ],
+    )
+    def test_every_in_place_change_of_shared_contents_is_refused(self, edit: Any) -> None:
+        """No mutating method of a dict or list slips through to the cached entry."""
+        tool = create_tool(
+            id="shared",
+            description="Shared.",
+            input_schema={"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]},
+        )
+        adapter = RecordingAdapter()
+        with pytest.raises(TypeError, match="read-only"):
+            edit(adapter.encode_tools([tool])["tools"][0])
+        assert adapter.encode_tools([tool])["tools"][0]["function"] == {
+            "parameters": {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}
+        }
+
+    def test_an_edited_copy_of_shared_contents_goes_out_and_the_next_request_is_intact(self) -> None:
+        """The way to change a schema for one request: replace it with a copy (copy.deepcopy gives plain dicts)."""
+        tool = create_tool(id="copied", description="Copied.")
+        adapter = RecordingAdapter()
+        entry = adapter.encode_tools([tool])["tools"][0]
+        function = copy.deepcopy(entry["function"])
+        function["parameters"]["properties"]["x"] = {"type": "string"}
+        entry["function"] = function
+        assert entry["function"]["parameters"]["properties"] == {"x": {"type": "string"}}
+        assert adapter.encode_tools([tool])["tools"][0]["function"]["parameters"]["properties"] == {}
+
+    def test_editing_the_tools_schema_after_encoding_does_not_reach_the_cache(self) -> None:
+        """The cached entry is a copy: it does not alias the tool's compiled schema."""
+        schema = {"type": "object", "properties": {}, "description": "Only this test's (compiled schemas are shared)."}
+        tool = create_tool(id="aliased", description="Aliased.", input_schema=schema)
+        adapter = RecordingAdapter()
+        adapter.encode_tools([tool])
+        tool.input_schema.json_schema["properties"]["x"] = {"type": "string"}
+        assert adapter.encode_tools([tool])["tools"][0]["function"]["parameters"]["properties"] == {}
+
+    def test_a_repeated_request_shares_the_cached_contents(self) -> None:
+        """Repeats copy only each entry's top level (what makes them cost microseconds)."""
+        tool = create_tool(id="reused", description="Reused.")
+        adapter = RecordingAdapter()
+        first = adapter.encode_tools([tool])["tools"][0]
+        second = adapter.encode_tools([tool])["tools"][0]
+        assert first is not second
+        assert first["function"] is second["function"]

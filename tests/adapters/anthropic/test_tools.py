@@ -267,11 +267,13 @@ class TestToolEntries:
         adapter.encode_tools([tool])
         assert tool.input_schema.json_schema == TICKET_SCHEMA
 
-    def test_the_sent_schema_is_a_copy_of_the_tools_schema(self, adapter: Adapter) -> None:
+    def test_editing_the_sent_schema_in_place_is_refused_and_leaves_the_tools_schema(self, adapter: Adapter) -> None:
         tool = weather()
         fragment = adapter.encode_tools([tool])
-        fragment["tools"][0]["input_schema"]["properties"]["city"]["type"] = "number"
+        with pytest.raises(TypeError, match="read-only"):
+            fragment["tools"][0]["input_schema"]["properties"]["city"]["type"] = "number"
         assert tool.input_schema.json_schema == WEATHER_SCHEMA
+        assert adapter.encode_tools([tool])["tools"][0]["input_schema"]["properties"]["city"]["type"] == "string"
 
     def test_an_output_schema_is_not_sent_and_reported(self, adapter: Adapter) -> None:
         tool = create_tool(
