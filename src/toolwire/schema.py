@@ -179,6 +179,15 @@ def compile_schema(source: Any, *, mode: Literal["validation", "serialization"] 
         return source
     if isinstance(source, Mapping):
         return _compile_dict(source)
+    try:
+        return _compile_type_once(source, mode)
+    except TypeError:  # an unhashable type form (Annotated with unhashable metadata): compiled each time
+        return _compile_type(source, mode)
+
+
+@functools.lru_cache(maxsize=512)
+def _compile_type_once(source: Any, mode: Literal["validation", "serialization"]) -> CompiledSchema:
+    """Compiled once per type: tools built per request (closures over its context) reuse it."""
     return _compile_type(source, mode)
 
 

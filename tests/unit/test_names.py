@@ -121,6 +121,20 @@ class TestNameMap:
             "tools 'files_read' and 'files.read' both map to the openai-chat name 'files_read'; rename one of them"
         )
 
+    def test_a_collision_is_refused_again_on_every_request(self) -> None:
+        """Name tables are cached per id set; a refused set is never cached as if it were fine."""
+        for _ in range(2):
+            with pytest.raises(ToolNameCollisionError):
+                build_name_map("openai-chat", ["files_read", "files.read"], OPENAI_NAMES)
+
+    def test_each_map_has_its_own_tables(self) -> None:
+        """The cached tables are copied: changing one request's map leaves the next one as it was."""
+        first = build_name_map("openai-chat", ["a b"], OPENAI_NAMES)
+        first.to_wire["a b"] = "changed"
+        first.to_id.clear()
+        second = build_name_map("openai-chat", ["a b"], OPENAI_NAMES)
+        assert (second.to_wire, second.to_id) == ({"a b": "a_b"}, {"a_b": "a b"})
+
     def test_the_same_two_ids_do_not_collide_where_the_alphabet_allows_both(self) -> None:
         """On Gemini the dot is allowed, so the same pair is fine."""
         names = build_name_map("gemini", ["files_read", "files.read"], GEMINI_NAMES)

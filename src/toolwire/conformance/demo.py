@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from toolwire.conformance.cassette import cassette_path, replay_vcr
-from toolwire.conformance.runner import _run_agent
+from toolwire.conformance.runner import _run_agent, replay_client
 from toolwire.conformance.scenarios import DEFAULT_MODELS, scenario
 from toolwire.exceptions import MissingExtraError
 from toolwire.messages import (
@@ -40,7 +40,7 @@ def run_demo(args: argparse.Namespace) -> int:
             continue
         try:
             with replay_vcr().use_cassette(str(path)):
-                _log, _events, summary = _run_agent(api, item, "sync")
+                _log, _events, summary = _run_agent(api, item, "sync", client=replay_client(api, "sync"))
         except MissingExtraError:
             raise  # the command says which extra to install (exit 2)
         except Exception as exc:  # the demo reports, it does not crash

@@ -9,12 +9,14 @@ the events must equal the expected events, and the scenario's own wire checks mu
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from toolwire.adapter import Adapter
 from toolwire.agent import Agent
 from toolwire.compat import CompatibilityWarning
 from toolwire.conformance.cassette import cassette_path, events_path, load_cassette, replay_vcr
@@ -22,6 +24,7 @@ from toolwire.conformance.fixtures import ToolLog, scenario_tools
 from toolwire.conformance.scenarios import BASE_OPTIONS, DEFAULT_MODELS, Scenario, ScenarioRun
 from toolwire.events import Event, StartStep
 from toolwire.registry import get_adapter
+from toolwire.testing.capture import RequestCapture
 
 Mode = Literal["sync", "async"]
 Status = Literal["pass", "degraded", "fail", "n/a"]
@@ -105,7 +108,7 @@ def replay(api: str, scenario: Scenario, path: Path, *, mode: Mode, base_url: st
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CompatibilityWarning)
         with recorder.use_cassette(str(path)) as cassette:
-            log, events, agent = _run_agent(api, scenario, mode, base_url=base_url)
+            log, events, agent = _run_agent(api, scenario, mode, client=replay_client(api, mode, base_url))
             if not cassette.all_played:
                 raise AssertionError(f"{len(cassette) - cassette.play_count} recorded interaction(s) never requested")
             requests = [_json(r.body) for r in cassette.requests]
@@ -142,30 +145,75 @@ def build_agent(api: str, scenario: Scenario, client: Any, log: ToolLog) -> Agen
     )
 
 
+_replay_clients: dict[tuple[Adapter, Mode, str | None], Any] = {}
+
+
+def replay_client(api: str, mode: Mode, base_url: str | None = None) -> Any:
+    """The SDK client every replay of an api in a mode shares, sending through an offline transport.
+
+    A client built per scenario loaded TLS certificates every time (google-genai three times), half
+    of a run, though a replay never reaches the network. The explicit httpx client also keeps
+    google-genai on httpx, where vcrpy replays, when aiohttp is installed.
+    """
+    adapter = get_adapter(api)
+    key = (adapter, mode, base_url)
+    client = _replay_clients.get(key)
+    if client is None:
+        offline = RequestCapture(_unrecorded)
+        http_client = offline.async_client() if mode == "async" else offline.client()
+        client = adapter.sdk_client(
+            api_key=FAKE_KEY,
+            asynchronous=mode == "async",
+            http_client=http_client,
+            base_url=base_url or RECORDED_BASE_URLS.get(api),
+        )
+        _replay_clients[key] = client
+    return client
+
+
+def _unrecorded(request: Any) -> Any:
+    """The offline transport's answer when no cassette is active: replays never reach the network."""
+    raise AssertionError(f"no cassette is replaying: {request.method} {request.url} was not sent")
+
+
 def _run_agent(
     api: str,
     scenario: Scenario,
     mode: Mode,
     *,
+    client: Any = None,
     http_client: Any = None,
     api_key: str = FAKE_KEY,
     base_url: str | None = None,
 ) -> tuple[ToolLog, list[Event], _AgentSummary]:
-    adapter = get_adapter(api)
+    """Run a scenario's agent around `client`, or around a new SDK client built from the other arguments."""
     log = ToolLog()
-    client = adapter.sdk_client(
-        api_key=api_key,
-        asynchronous=mode == "async",
-        http_client=http_client,
-        base_url=base_url or RECORDED_BASE_URLS.get(api),
-    )
+    if client is None:
+        client = get_adapter(api).sdk_client(
+            api_key=api_key,
+            asynchronous=mode == "async",
+            http_client=http_client,
+            base_url=base_url or RECORDED_BASE_URLS.get(api),
+        )
     agent = build_agent(api, scenario, client, log)
     if mode == "sync":
         events = list(agent.stream(scenario.prompt))
         result = agent.result()
     else:
-        events, result = asyncio.run(_collect_async(agent, scenario.prompt))
+        events, result = _event_loop().run(_collect_async(agent, scenario.prompt))
     return log, events, _AgentSummary(result.text, result.finish_reason, result.messages)
+
+
+_runner: asyncio.Runner | None = None
+
+
+def _event_loop() -> asyncio.Runner:
+    """One event loop for every async replay: the shared async clients stay on the loop they first used."""
+    global _runner
+    if _runner is None:
+        _runner = asyncio.Runner()
+        atexit.register(_runner.close)
+    return _runner
 
 
 async def _collect_async(agent: Agent, prompt: str) -> tuple[list[Event], Any]:

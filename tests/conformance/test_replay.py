@@ -1,0 +1,73 @@
+"""Replays share one SDK client per api and mode, never reach the network, and run with or without aiohttp."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import anthropic
+import pytest
+
+from toolwire.conformance.runner import applicable, replay_client
+from toolwire.conformance.scenarios import SCENARIOS
+
+APIS = ("openai-chat", "openai-responses", "anthropic", "gemini")
+
+GEMINI_SUITE = textwrap.dedent(
+    """
+    import json, logging, sys
+    if {hide_aiohttp}:
+        sys.modules["aiohttp"] = None  # an environment without aiohttp: importing it fails
+    from google.genai import _api_client
+    from toolwire.conformance.runner import run_scenario
+    from toolwire.conformance.scenarios import SCENARIOS
+    logging.getLogger("google_genai.models").setLevel(logging.ERROR)
+    outcomes = [run_scenario("gemini", item) for item in SCENARIOS]
+    print(json.dumps({{
+        "aiohttp": _api_client.has_aiohttp,
+        "failed": {{o.scenario: o.reasons for o in outcomes if o.status == "fail"}},
+        "ran": sum(o.status != "n/a" for o in outcomes),
+    }}))
+    """
+)
+
+
+class TestSharedClients:
+    @pytest.mark.parametrize("api", APIS)
+    @pytest.mark.parametrize("mode", ["sync", "async"])
+    def test_every_replay_of_an_api_and_mode_gets_the_same_client(self, api: str, mode: str) -> None:
+        """Clients (and their TLS set-up) are built once per process, not once per scenario."""
+        assert replay_client(api, mode) is replay_client(api, mode)  # type: ignore[arg-type]
+
+    def test_sync_and_async_replays_get_different_clients(self) -> None:
+        """An async replay needs the SDK's async client."""
+        assert replay_client("anthropic", "sync") is not replay_client("anthropic", "async")
+
+    def test_a_replay_client_outside_a_cassette_sends_nothing(self) -> None:
+        """Without an active cassette the offline transport refuses: a replay never reaches the network."""
+        client = replay_client("anthropic", "sync")
+        with pytest.raises(anthropic.APIConnectionError) as raised:
+            client.messages.create(model="m", max_tokens=1, messages=[{"role": "user", "content": "hi"}])
+        refusal = "no cassette is replaying: POST https://api.anthropic.com/v1/messages was not sent"
+        assert str(raised.value.__cause__) == refusal
+
+
+class TestGeminiWithAndWithoutAiohttp:
+    """google-genai sends async requests through aiohttp whenever it is importable, unless given an httpx client.
+
+    The dev extra installs aiohttp, so the main run (tests/conformance/test_gemini.py) covers an
+    environment with it; these run the whole Gemini suite in fresh interpreters, with aiohttp
+    and with aiohttp made unimportable, so both environments are tested whatever was imported before.
+    """
+
+    @pytest.mark.parametrize("hide_aiohttp", [False, True], ids=["with-aiohttp", "without-aiohttp"])
+    def test_every_gemini_scenario_passes(self, hide_aiohttp: bool) -> None:
+        script = GEMINI_SUITE.format(hide_aiohttp=hide_aiohttp)
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+        assert result.returncode == 0, result.stderr
+        report = json.loads(result.stdout.splitlines()[-1])
+        assert report["aiohttp"] is not hide_aiohttp, "aiohttp must be installed (the dev extra has it)"
+        assert report["failed"] == {}
+        assert report["ran"] == sum(not applicable("gemini", item) for item in SCENARIOS)
