@@ -71,3 +71,43 @@ class TestGeminiWithAndWithoutAiohttp:
         assert report["aiohttp"] is not hide_aiohttp, "aiohttp must be installed (the dev extra has it)"
         assert report["failed"] == {}
         assert report["ran"] == sum(not applicable("gemini", item) for item in SCENARIOS)
+
+
+PARALLEL_MATRIX = textwrap.dedent(
+    """
+    import json, sys
+    from toolwire.conformance.command import run_matrix
+    from toolwire.conformance.scenarios import SCENARIOS
+    chosen = [item for item in SCENARIOS if item.name in ("single_call", "reasoning_call", "error_result")]
+    apis = ["openai-chat", "anthropic", "openai-responses"]
+    reported = []
+    outcomes = run_matrix(apis, chosen, lambda o: reported.append(o.scenario), workers={workers})
+    print(json.dumps({{
+        "outcomes": [[o.api, o.scenario, o.status] for o in outcomes],
+        "reported": len(reported),
+        "sdks_here": sorted(m for m in ("openai", "anthropic") if m in sys.modules),
+    }}))
+    """
+)
+
+
+class TestParallelMatrix:
+    def _run(self, workers: int) -> dict[str, object]:
+        script = PARALLEL_MATRIX.format(workers=workers)
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+        assert result.returncode == 0, result.stderr
+        report: dict[str, object] = json.loads(result.stdout.splitlines()[-1])
+        return report
+
+    def test_providers_run_in_workers_with_the_same_outcomes_in_the_same_order(self) -> None:
+        """Forked workers (one per provider) give what one process gives; the SDKs load only in them."""
+        parallel, alone = self._run(workers=2), self._run(workers=1)
+        assert parallel["outcomes"] == alone["outcomes"]
+        assert [row[:2] for row in parallel["outcomes"]] == [  # type: ignore[attr-defined]
+            [api, name]
+            for api in ("openai-chat", "anthropic", "openai-responses")
+            for name in ("single_call", "error_result", "reasoning_call")  # the order of SCENARIOS
+        ]
+        assert parallel["reported"] == 9
+        assert parallel["sdks_here"] == []
+        assert alone["sdks_here"] == ["anthropic", "openai"]

@@ -6,8 +6,12 @@ import argparse
 import contextlib
 import json
 import logging
+import multiprocessing
+import os
 import sys
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 from toolwire.conformance.runner import ScenarioOutcome, run_scenario
@@ -18,17 +22,68 @@ _MARK = {"pass": "pass", "degraded": "degraded", "fail": "FAIL", "n/a": "n/a"}
 
 
 def run_matrix(
-    apis: Sequence[str], scenarios: Sequence[Scenario], progress: Callable[[ScenarioOutcome], None] | None = None
+    apis: Sequence[str],
+    scenarios: Sequence[Scenario],
+    progress: Callable[[ScenarioOutcome], None] | None = None,
+    *,
+    workers: int | None = None,
 ) -> list[ScenarioOutcome]:
-    """Run every scenario on every api, reporting each outcome as it comes."""
+    """Run every scenario on every api, reporting each outcome as it comes.
+
+    The apis of one provider run in one process. On Linux, with several providers, `workers`
+    above one (default: the processors this process may use) and no other thread running, each
+    provider runs in a forked worker, so the SDK imports and the first requests, most of a run,
+    happen side by side; the outcomes keep the apis x scenarios order either way.
+    """
+    groups = _provider_groups(apis)
+    workers = min(len(groups), _processors() if workers is None else workers)
+    if workers <= 1 or not _can_fork():
+        return [_reported(run_scenario(api, item), progress) for api in apis for item in scenarios]
     outcomes: list[ScenarioOutcome] = []
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(workers, context, initializer=_adopt, initargs=(tuple(scenarios),)) as pool:
+        futures = [pool.submit(_run_group, group) for group in groups]
+        for future in as_completed(futures):
+            outcomes.extend(_reported(outcome, progress) for outcome in future.result())
+    order = {(api, item.name): index for index, (api, item) in enumerate((a, i) for a in apis for i in scenarios)}
+    return sorted(outcomes, key=lambda o: order[(o.api, o.scenario)])
+
+
+def _reported(outcome: ScenarioOutcome, progress: Callable[[ScenarioOutcome], None] | None) -> ScenarioOutcome:
+    if progress is not None:
+        progress(outcome)
+    return outcome
+
+
+_adopted: tuple[Scenario, ...] = ()
+
+
+def _adopt(scenarios: tuple[Scenario, ...]) -> None:
+    """A forked worker keeps the scenarios as they are (their checks are closures: no pickling)."""
+    global _adopted
+    _adopted = scenarios
+
+
+def _run_group(apis: tuple[str, ...]) -> list[ScenarioOutcome]:
+    """A worker's share: every scenario on the apis of one provider."""
+    return [run_scenario(api, item) for api in apis for item in _adopted]
+
+
+def _provider_groups(apis: Sequence[str]) -> list[tuple[str, ...]]:
+    """The apis grouped by provider (one SDK each), the largest group first."""
+    groups: dict[str, list[str]] = {}
     for api in apis:
-        for item in scenarios:
-            outcome = run_scenario(api, item)
-            outcomes.append(outcome)
-            if progress is not None:
-                progress(outcome)
-    return outcomes
+        groups.setdefault(get_adapter(api).provider, []).append(api)
+    return sorted((tuple(group) for group in groups.values()), key=len, reverse=True)
+
+
+def _can_fork() -> bool:
+    """Forking copies this process as it is (adapters, scenarios, settings): safe on Linux with one thread."""
+    return sys.platform == "linux" and threading.active_count() == 1
+
+
+def _processors() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def run_command(args: argparse.Namespace) -> int:
