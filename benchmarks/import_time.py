@@ -82,7 +82,7 @@ def profile(statement: str) -> None:
     rows = []
     for line in result.stderr.splitlines():
         if line.startswith("import time:") and "|" in line and "cumulative" not in line:
-            _, self_us, cumulative_us, name = (part.strip() for part in line.replace("import time:", "").split("|"))
+            self_us, cumulative_us, name = (part.strip() for part in line.replace("import time:", "").split("|"))
             rows.append((int(cumulative_us), int(self_us), name))
     rows.sort(reverse=True)
     print(f"{'cumulative µs':>14} {'self µs':>9}  module")
