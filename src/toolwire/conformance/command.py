@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
-from toolwire.conformance.runner import ScenarioOutcome, run_scenario
+from toolwire.conformance.runner import ScenarioOutcome, replay_client, run_scenario
 from toolwire.conformance.scenarios import SCENARIOS, Scenario, scenario
 from toolwire.registry import get_adapter, list_adapters
 
@@ -113,7 +113,7 @@ def _require_sdks(apis: Sequence[str]) -> None:
     """
     for api in apis:
         with contextlib.suppress(NotImplementedError):  # an adapter that builds no SDK client
-            get_adapter(api).sdk_client(api_key="not-used")
+            replay_client(api, "sync")  # the client the replays use (built once, no TLS set-up)
 
 
 def _with_progress(apis: list[str], chosen: list[Scenario], total: int, *, quiet: bool) -> list[ScenarioOutcome]:
