@@ -1,0 +1,321 @@
+"""`UIChat`: serve an `Agent` to `useChat`, requests in, one streamed assistant message out.
+
+```python
+chat = UIChat(lambda: Agent(api="anthropic", client=AsyncAnthropic(), model=..., tools=[...]))
+
+@app.post("/api/chat")
+async def endpoint(request: Request) -> Response:
+    return await chat.respond(request)
+```
+
+Each request builds a fresh agent (the factory may take the `ChatRequest`), loads the
+conversation from the posted UI messages and runs it. A run that waits for the user is saved
+in the `ChatStore`; the request that answers it (`addToolApprovalResponse`, `addToolOutput`)
+continues that run from the answers, without asking the model first, and streams into the
+same assistant message. Approval ids sent to the browser are random and used once.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Literal
+
+from toolwire._hooks import run_sync
+from toolwire.agent import Agent
+from toolwire.events import ToolApprovalRequest
+
+from . import protocol
+from ._agent import RunAgent, build_agent
+from ._answers import Answer, ChatRequestError, card_press, match_answers
+from ._parts import UIMessageError
+from .reading import ChatRequest, DataPartReader, read_chat_request
+from .sse import aencode_sse, encode_sse
+from .store import ChatStore, MemoryChatStore
+from .stream import Chunk, UIMessageStream, new_message_id
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+RunMode = Literal["auto", "sync", "async"]
+AgentFactory = Callable[..., Agent]
+"""`() -> Agent` or `(ChatRequest) -> Agent`: a fresh agent for one request."""
+
+
+class UIChat:
+    """A `useChat` endpoint for an agent (see the module docstring)."""
+
+    def __init__(
+        self,
+        agent: AgentFactory,
+        *,
+        store: ChatStore | None = None,
+        key: Callable[[ChatRequest], str] | None = None,
+        allow_system: bool = False,
+        data_parts: DataPartReader | None = None,
+        on_error: Callable[[BaseException], str] | None = None,
+        run_mode: RunMode = "auto",
+    ) -> None:
+        self.agent_factory = agent
+        self.store: ChatStore = store if store is not None else MemoryChatStore()
+        self.key = key or (lambda request: request.chat_id)
+        """Where a chat's paused run is kept; include the user's identity when chat ids are not secret."""
+        self.allow_system = allow_system
+        self.data_parts = data_parts
+        self.on_error = on_error
+        self.run_mode: RunMode = run_mode
+        """`"async"`: `Agent.astream`; `"sync"`: `Agent.stream` in a worker thread; `"auto"`: by the SDK client."""
+
+    def prepare(self, body: Any) -> ChatTurn:
+        """Read a request body and set up its run (answers applied, except card presses).
+
+        Raises:
+            ChatRequestError: an invalid body (400) or answers the saved run refuses (409).
+        """
+        try:
+            request = read_chat_request(body, allow_system=self.allow_system, data_parts=self.data_parts)
+        except UIMessageError as exc:
+            raise ChatRequestError(400, str(exc)) from None
+        key = self.key(request)
+        run = RunAgent(build_agent(self.agent_factory, request), [])
+        record = self.store.take(key)
+        paused = (record or {}).get("paused")
+        try:
+            if request.conversation.waiting:
+                return self._continue(request, key, run, paused)
+            run.load(request.conversation.messages)
+        except ChatRequestError:
+            if record is not None:
+                self.store.save(key, record)  # a refused request leaves the run waiting
+            raise
+        return ChatTurn(self, request, key, run, message_id=request.last_assistant_id or new_message_id())
+
+    def _continue(self, request: ChatRequest, key: str, run: RunAgent, paused: Mapping[str, Any] | None) -> ChatTurn:
+        if paused is None:
+            raise ChatRequestError(
+                409,
+                f"no run of chat {request.chat_id!r} waits for an answer (it was answered already, "
+                "or the server lost it)",
+            )
+        if paused.get("messageId") != request.last_assistant_id:
+            raise ChatRequestError(409, "answers must come in the assistant message that asked for them")
+        answers = match_answers(request.conversation, paused)
+        run.restore(paused["agent"])
+        turn = ChatTurn(
+            self, request, key, run, message_id=str(paused["messageId"]), issued=dict(paused.get("approvals", {}))
+        )
+        turn.answer(answers)
+        return turn
+
+    # -- serving -------------------------------------------------------------------------------
+
+    async def respond(self, request: Request) -> Response:
+        """The Starlette/FastAPI response to a `useChat` POST: the stream, or a JSON error."""
+        from starlette.responses import JSONResponse
+
+        from .asgi import UIMessageStreamResponse
+
+        try:
+            body = await request.json()
+        except ValueError:
+            return JSONResponse({"error": "the request body is not JSON"}, status_code=400)
+        try:
+            turn = self.prepare(body)
+            await turn.press_cards()
+        except ChatRequestError as exc:
+            return JSONResponse({"error": exc.message}, status_code=exc.status)
+        if self.run_mode == "async" or (self.run_mode == "auto" and turn.run.is_async()):
+            return UIMessageStreamResponse(aencode_sse(turn.achunks()), on_disconnect=turn.stop)
+        return UIMessageStreamResponse(encode_sse(turn.chunks()), on_disconnect=turn.stop)
+
+    def sse(self, body: Any) -> Iterator[bytes]:
+        """The response body for a request (sync agent client); framework-free.
+
+        Raises:
+            ChatRequestError: see `prepare`.
+        """
+        return encode_sse(self.prepare(body).chunks())
+
+    async def asse(self, body: Any) -> AsyncIterator[bytes]:
+        """The response body for a request (async agent client); framework-free.
+
+        Raises:
+            ChatRequestError: see `prepare`.
+        """
+        turn = self.prepare(body)
+        await turn.press_cards()
+        async for frame in aencode_sse(turn.achunks()):
+            yield frame
+
+
+class ChatTurn:
+    """One request's run: the answers it carries, then the stream of its assistant message."""
+
+    def __init__(
+        self,
+        chat: UIChat,
+        request: ChatRequest,
+        key: str,
+        run: RunAgent,
+        *,
+        message_id: str,
+        issued: dict[str, dict[str, str]] | None = None,
+    ) -> None:
+        self.chat = chat
+        self.request = request
+        self.key = key
+        self.run = run
+        self.issued = issued or {}
+        """Approval ids the browser holds → the runtime's approval id and the call."""
+        self.prelude: list[Chunk] = []
+        self._presses: list[Answer] = []
+        self._stopped = False
+        self.stream = UIMessageStream(
+            message_id=message_id,
+            tools=run.tools,
+            known_calls=_tool_parts(request),
+            client_tools=run.client_tools,
+            tool_result=run.tool_result,
+            approval_id=self._public_approval_id,
+            on_error=chat.on_error,
+            **run.facts(),
+        )
+
+    # -- answers -------------------------------------------------------------------------------
+
+    def answer(self, answers: list[Answer]) -> None:
+        """Give the run each answer (card presses wait for `press_cards`)."""
+        for item in answers:
+            part = item.part
+            if item.kind == "approval" and item.approval_id is not None:
+                approval = part.approval or {}
+                self.run.approve(item.approval_id, bool(approval.get("approved")), approval.get("reason"))
+                self.issued = {k: v for k, v in self.issued.items() if v.get("toolCallId") != part.tool_call_id}
+            elif item.kind == "client":
+                self.run.client_output(part.tool_call_id, part.output, part.error_text)
+            elif item.kind == "suspended":
+                self.run.resume(part.tool_call_id, part.output)
+                self._status(protocol.SUSPENDED, part.tool_call_id, "resumed")
+            elif item.kind == "card":
+                self._presses.append(item)
+                self._status(protocol.ACTION_REQUIRED, part.tool_call_id, "answered")
+
+    async def press_cards(self) -> None:
+        """Press the cards the browser answered (each checked by `toolwire.targets.press`).
+
+        Raises:
+            ChatRequestError: a press the card refuses (409).
+        """
+        presses, self._presses = self._presses, []
+        for item in presses:
+            card_id, button_id = card_press(item.part) or ("", None)
+            try:
+                await self.run.press(item.part.tool_call_id, button_id, card_id)
+            except Exception as exc:  # PressError (toolwire.targets needs httpx2, imported lazily)
+                if type(exc).__name__ != "PressError":
+                    raise
+                raise ChatRequestError(409, str(exc)) from None
+
+    def _status(self, kind: str, tool_call_id: str, status: str) -> None:
+        """Update the browser's data part of an answered call (a data part with the same id replaces it)."""
+        for part in reversed(self.request.ui_messages[-1].get("parts", [])):
+            if isinstance(part, Mapping) and part.get("type") == kind and part.get("id") == tool_call_id:
+                data = part.get("data")
+                if isinstance(data, Mapping):
+                    self.prelude.append(protocol.data_chunk(kind, {**data, "status": status}, tool_call_id))
+                return
+
+    def _public_approval_id(self, event: ToolApprovalRequest) -> str:
+        for public, issued in self.issued.items():
+            if issued["approvalId"] == event.approval_id:
+                return public
+        public = f"approval_{secrets.token_urlsafe(24)}"
+        self.issued[public] = {"approvalId": event.approval_id, "toolCallId": event.tool_call_id}
+        return public
+
+    def stop(self) -> None:
+        """The browser went away or pressed stop: end the run at the next event."""
+        self._stopped = True
+
+    # -- streaming -----------------------------------------------------------------------------
+
+    def chunks(self) -> Iterator[Chunk]:
+        """The assistant message's chunks, running the agent with its sync client."""
+        yield from self.stream.start()
+        yield from self.prelude
+        if self._presses:
+            try:
+                run_sync(self.press_cards())
+            except ChatRequestError as exc:
+                yield from self.stream.fail_with(exc.message)
+                yield from self.stream.close()
+                return
+        events = self.run.events()
+        try:
+            for event in events:
+                yield from self._warnings()
+                yield from self.stream.feed(event)
+                if self._stopped:
+                    return
+        except Exception as exc:  # the run failed: a safe error for the browser, the details in the log
+            yield from self.stream.fail(exc)
+        finally:
+            events.close()
+        yield from self._warnings()
+        yield from self.stream.close(paused=self._save())
+
+    async def achunks(self) -> AsyncIterator[Chunk]:
+        """The assistant message's chunks, running the agent with its async client."""
+        for chunk in [*self.stream.start(), *self.prelude]:
+            yield chunk
+        await self.press_cards()
+        events = self.run.aevents()
+        try:
+            async for event in events:
+                for chunk in [*self._warnings(), *self.stream.feed(event)]:
+                    yield chunk
+                if self._stopped:
+                    return
+        except Exception as exc:  # the run failed: a safe error for the browser, the details in the log
+            for chunk in self.stream.fail(exc):
+                yield chunk
+        finally:
+            await events.aclose()
+        for chunk in [*self._warnings(), *self.stream.close(paused=self._save())]:
+            yield chunk
+
+    def _warnings(self) -> list[Chunk]:
+        found, self.run.degradations[:] = list(self.run.degradations), []
+        return [chunk for degradation in found for chunk in self.stream.warn(degradation)]
+
+    def _save(self) -> bool:
+        """Keep the run when it waits for the user; True when it does."""
+        state = self.run.paused_state()
+        if state is None:
+            return False
+        waiting = self.run.waiting()
+        pending = {approval_id for kind, approval_id in waiting.values() if kind == "approval"}
+        record = {
+            "paused": {
+                "agent": state,
+                "messageId": self.stream.message_id,
+                "approvals": {k: v for k, v in self.issued.items() if v["approvalId"] in pending},
+                "calls": {call: kind for call, (kind, _) in waiting.items()},
+            }
+        }
+        self.chat.store.save(self.key, record)
+        return True
+
+
+def _tool_parts(request: ChatRequest) -> dict[str, str]:
+    """Calls the continued assistant message already shows (call id → tool name)."""
+    if request.last_assistant_id is None:
+        return {}
+    known: dict[str, str] = {}
+    for part in request.ui_messages[-1].get("parts", []):
+        kind = part.get("type", "") if isinstance(part, Mapping) else ""
+        if isinstance(kind, str) and (kind.startswith("tool-") or kind == "dynamic-tool"):
+            name = part.get("toolName") if kind == "dynamic-tool" else kind[len("tool-") :]
+            known[str(part.get("toolCallId"))] = str(name)
+    return known

@@ -1,0 +1,115 @@
+"""The AI SDK UI message stream vocabulary toolwire speaks, and the parts it adds.
+
+Chunk types and their fields are the `ai` package's `uiMessageChunkSchema` (v7); nothing
+else is sent. What the protocol has no chunk for travels in `data-<name>` parts (each part's
+`data` is documented below) and in the message metadata:
+
+- `data-tool-suspended` (id: the call id): `{toolCallId, toolName, payload, status}`, status
+  `"suspended"` then `"resumed"`; `payload` is the display form of what the tool suspended with.
+- `data-action-required` (id: the call id): `{toolCallId, toolName, card, status}`, status
+  `"waiting"` then `"answered"`; `card` is `{type, cardId, title, description?, elements:
+  [{type, id, label, variant?}], assignee?, expiresAt?}`.
+- `data-tool-display` (id: the call id): `{toolCallId, markdown}` or `{toolCallId, embedUrl}`,
+  a target tool's display channel (the tool part's output is then the answer's `content`).
+- `data-warning` (no id): `{api, feature, action, toolId?}`, a feature the provider could not take.
+- `data-background-task` (id: the call id): `{toolCallId, toolName, status}` for tools declared
+  with `background`, status `"running"` then `"done"` or `"failed"`.
+
+Message metadata (`start`, `message-metadata`, `finish`; merged by the client):
+`{model?, api?, provider?}` at the start; after each step `{steps, usage}`; at the end
+`{finishReason, usage, steps, paused?}`. `usage` is summed over this response's steps;
+`steps` lists `{finishReason?, usage?, responseId?, providerMetadata?}` per model call.
+
+A tool output's `providerMetadata` (the part's `resultProviderMetadata`) is the result's own
+provider metadata (e.g. a Gemini thought signature), plus `toolwire.modelOutput` when what the
+model read differs from the shown output, so the conversation can be rebuilt exactly from the
+UI messages. It never carries what a display transform hides. A `tool-input-error` carries
+`toolwire.inputError: true` (the call never ran; the client files it with the results).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final, Literal
+
+from toolwire.compat import Degradation
+
+UI_MESSAGE_STREAM_HEADERS: Final[Mapping[str, str]] = {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    "connection": "keep-alive",
+    "x-vercel-ai-ui-message-stream": "v1",
+    "x-accel-buffering": "no",
+}
+"""The headers of a UI message stream response (the `ai` package's `UI_MESSAGE_STREAM_HEADERS`)."""
+
+UIFinishReason = Literal["stop", "length", "content-filter", "tool-calls", "error", "interrupted", "other"]
+UI_FINISH_REASONS: Final[tuple[UIFinishReason, ...]] = (
+    "stop",
+    "length",
+    "content-filter",
+    "tool-calls",
+    "error",
+    "interrupted",
+    "other",
+)
+
+TOOLWIRE_METADATA: Final = "toolwire"
+"""The `providerMetadata` namespace toolwire keeps its own facts in (never sent to a provider)."""
+
+SUSPENDED: Final = "data-tool-suspended"
+ACTION_REQUIRED: Final = "data-action-required"
+TOOL_DISPLAY: Final = "data-tool-display"
+WARNING: Final = "data-warning"
+BACKGROUND_TASK: Final = "data-background-task"
+DISPLAY_DATA_PARTS: Final[frozenset[str]] = frozenset(
+    {SUSPENDED, ACTION_REQUIRED, TOOL_DISPLAY, WARNING, BACKGROUND_TASK}
+)
+"""toolwire's own data parts: shown by the UI, never part of the model conversation."""
+
+SuspensionStatus = Literal["suspended", "resumed"]
+CardStatus = Literal["waiting", "answered"]
+TaskStatus = Literal["running", "done", "failed"]
+
+
+def data_chunk(kind: str, data: Mapping[str, Any], part_id: str | None = None) -> dict[str, Any]:
+    """A `data-<name>` chunk; with an id, a later chunk with the same id replaces the part's data."""
+    chunk: dict[str, Any] = {"type": kind}
+    if part_id is not None:
+        chunk["id"] = part_id
+    chunk["data"] = dict(data)
+    return chunk
+
+
+def suspended_chunk(tool_call_id: str, tool_name: str, payload: Any, status: SuspensionStatus) -> dict[str, Any]:
+    """A suspended call (`data-tool-suspended`); `payload` is the display form of the suspend payload."""
+    data = {"toolCallId": tool_call_id, "toolName": tool_name, "payload": payload, "status": status}
+    return data_chunk(SUSPENDED, data, tool_call_id)
+
+
+def card_chunk(tool_call_id: str, tool_name: str, card: Mapping[str, Any], status: CardStatus) -> dict[str, Any]:
+    """An `action_required` card waiting on a call (`data-action-required`), in its display form."""
+    data = {"toolCallId": tool_call_id, "toolName": tool_name, "card": dict(card), "status": status}
+    return data_chunk(ACTION_REQUIRED, data, tool_call_id)
+
+
+def display_chunk(tool_call_id: str, channel: Literal["markdown", "embedUrl"], value: str) -> dict[str, Any]:
+    """A target tool's display channel (`data-tool-display`): markdown to render, or a page to embed."""
+    return data_chunk(TOOL_DISPLAY, {"toolCallId": tool_call_id, channel: value}, tool_call_id)
+
+
+def warning_chunk(degradation: Degradation) -> dict[str, Any]:
+    """A degradation (`data-warning`), in the CLI's JSON form without unset fields."""
+    data = {k: v for k, v in degradation.to_dict().items() if v is not None}
+    return data_chunk(WARNING, data)
+
+
+def task_chunk(tool_call_id: str, tool_name: str, status: TaskStatus) -> dict[str, Any]:
+    """A background tool's call state (`data-background-task`)."""
+    data = {"toolCallId": tool_call_id, "toolName": tool_name, "status": status}
+    return data_chunk(BACKGROUND_TASK, data, tool_call_id)
+
+
+def is_card(payload: Any) -> bool:
+    """Whether a suspension payload is an `action_required` card (in its display form)."""
+    return isinstance(payload, Mapping) and payload.get("type") == "action_required"

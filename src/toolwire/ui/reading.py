@@ -1,0 +1,282 @@
+"""The `useChat` request body → toolwire's conversation.
+
+`useChat` posts `{id, messages: UIMessage[], trigger, messageId}` (plus the app's own body
+fields). Each assistant UIMessage becomes, per step (`step-start` parts split them), an
+assistant message and the tool message of its results, exactly as the run that streamed it
+recorded them; so the next provider request equals the one the run would have sent.
+
+The last step of the last assistant message may hold calls that wait (an approval, a
+browser-side output, resume data): they are `Conversation.open_turn`, and the step's results
+are left to whoever continues the run. Anywhere else a call without a result is an error, as
+is any part toolwire cannot represent. Two things are left out on purpose, and listed: calls a
+stopped stream never finished (`input-streaming`, in `Conversation.interrupted`), and
+toolwire's own display parts (`data-tool-suspended`, ...; see `toolwire.ui.protocol`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from toolwire.messages import (
+    AssistantMessage,
+    MediaPart,
+    Message,
+    ReasoningPart,
+    SystemMessage,
+    TextPart,
+    ToolMessage,
+    UserMessage,
+)
+from toolwire.results import ContentPart, ToolCall, ToolResult, normalize_part
+
+from ._parts import UIMessageError, UIToolPart, file_part, reasoning_part, text_part, tool_part
+from .protocol import DISPLAY_DATA_PARTS
+
+DataPartReader = Callable[[Mapping[str, Any]], Sequence[str | ContentPart]]
+"""Turns an app's `data-<name>` part into text and content parts for the model ([] leaves it out)."""
+
+Trigger = Literal["submit-message", "regenerate-message"]
+_UNSUPPORTED = {
+    "source-url": "sources",
+    "source-document": "sources",
+    "custom": "provider-specific custom parts",
+    "reasoning-file": "reasoning files",
+    "steering-message": "steering messages",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Conversation:
+    """What the UI messages say, in toolwire's terms."""
+
+    messages: list[Message]
+    open_turn: list[UIToolPart] = field(default_factory=list)
+    """Every tool part of the last assistant step, when some of its calls still wait."""
+    interrupted: list[str] = field(default_factory=list)
+    """Ids of calls a stopped stream left unfinished (not part of the conversation)."""
+
+    @property
+    def waiting(self) -> list[UIToolPart]:
+        """The calls of `open_turn` without a result."""
+        return [p for p in self.open_turn if p.is_open]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChatRequest:
+    """A `useChat` POST body."""
+
+    chat_id: str
+    trigger: Trigger
+    message_id: str | None
+    ui_messages: list[Mapping[str, Any]]
+    conversation: Conversation
+    body: Mapping[str, Any]
+    """The whole body, with the app's own fields."""
+
+    @property
+    def last_assistant_id(self) -> str | None:
+        """The id of the last message when it is the assistant's (a continuation streams into it)."""
+        last = self.ui_messages[-1] if self.ui_messages else None
+        return str(last["id"]) if last is not None and last.get("role") == "assistant" else None
+
+
+def read_chat_request(
+    body: Any, *, allow_system: bool = False, data_parts: DataPartReader | None = None
+) -> ChatRequest:
+    """Check and read a `useChat` POST body.
+
+    Raises:
+        UIMessageError: a missing or mistyped field, or a message or part that cannot be read.
+    """
+    if not isinstance(body, Mapping):
+        raise UIMessageError("the request body must be a JSON object")
+    chat_id = body.get("id")
+    if not isinstance(chat_id, str) or not chat_id:
+        raise UIMessageError("the request body needs the chat `id` (a non-empty string)")
+    trigger = body.get("trigger", "submit-message")
+    if trigger not in ("submit-message", "regenerate-message"):
+        raise UIMessageError(f"`trigger` must be 'submit-message' or 'regenerate-message', got {trigger!r}")
+    message_id = body.get("messageId")
+    if message_id is not None and not isinstance(message_id, str):
+        raise UIMessageError("`messageId` must be a string")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise UIMessageError("`messages` must be a non-empty list of UI messages")
+    conversation = read_ui_messages(messages, allow_system=allow_system, data_parts=data_parts)
+    return ChatRequest(
+        chat_id=chat_id,
+        trigger=trigger,
+        message_id=message_id,
+        ui_messages=list(messages),
+        conversation=conversation,
+        body=body,
+    )
+
+
+def read_ui_messages(
+    ui_messages: Sequence[Any], *, allow_system: bool = False, data_parts: DataPartReader | None = None
+) -> Conversation:
+    """UI messages → the conversation (see the module docstring).
+
+    Raises:
+        UIMessageError: naming the message index, the part index and the problem.
+    """
+    reader = _Reader(allow_system, data_parts, last=len(ui_messages) - 1)
+    for index, message in enumerate(ui_messages):
+        reader.message(index, message)
+    return Conversation(messages=reader.messages, open_turn=reader.open_turn, interrupted=reader.interrupted)
+
+
+class _Reader:
+    def __init__(self, allow_system: bool, data_parts: DataPartReader | None, last: int) -> None:
+        self.allow_system = allow_system
+        self.data_parts = data_parts
+        self.last = last
+        self.messages: list[Message] = []
+        self.open_turn: list[UIToolPart] = []
+        self.interrupted: list[str] = []
+
+    def message(self, index: int, message: Any) -> None:
+        if not isinstance(message, Mapping):
+            raise UIMessageError("a UI message must be an object", index)
+        if not isinstance(message.get("id"), str):
+            raise UIMessageError("a UI message needs a string `id`", index)
+        parts = message.get("parts")
+        if not isinstance(parts, list):
+            raise UIMessageError("`parts` must be a list", index)
+        role = message.get("role")
+        if role == "user":
+            self._user(index, parts)
+        elif role == "assistant":
+            self._assistant(index, parts)
+        elif role == "system":
+            self._system(index, parts)
+        else:
+            raise UIMessageError(f"`role` must be 'user', 'assistant' or 'system', got {role!r}", index)
+
+    # -- roles -------------------------------------------------------------------------------------
+
+    def _system(self, index: int, parts: list[Any]) -> None:
+        if not self.allow_system:
+            raise UIMessageError(
+                "system messages from the browser are refused (set instructions on the server, "
+                "or pass allow_system=True)",
+                index,
+            )
+        texts = [text_part(p, (index, i)).text for i, p in enumerate(self._typed(index, parts)) if p["type"] == "text"]
+        if len(texts) != len(parts):
+            raise UIMessageError("a system message may only hold text parts", index)
+        self.messages.append(SystemMessage(content="\n".join(texts)))
+
+    def _user(self, index: int, parts: list[Any]) -> None:
+        content: list[TextPart | MediaPart] = []
+        for i, part in enumerate(self._typed(index, parts)):
+            kind = part["type"]
+            if kind == "text":
+                content.append(text_part(part, (index, i)))
+            elif kind == "file":
+                content.append(file_part(part, (index, i)))
+            elif kind.startswith("data-"):
+                content.extend(self._data(part, (index, i), media=True))
+            else:
+                raise UIMessageError(f"a user message cannot hold a {kind!r} part", index, i)
+        if not content:
+            raise UIMessageError("a user message needs at least one part the model can read", index)
+        self.messages.append(UserMessage(content=tuple(content)))
+
+    def _assistant(self, index: int, parts: list[Any]) -> None:
+        """One assistant message per step (each model call), even an empty one, as the run recorded it."""
+        steps: list[list[tuple[int, Mapping[str, Any]]]] = [[]]
+        for i, part in enumerate(self._typed(index, parts)):
+            if part["type"] == "step-start":
+                steps.append([])
+            else:
+                steps[-1].append((i, part))
+        leading = steps[0]
+        if len(steps) > 1 and all(p["type"].startswith("data-") for _, p in leading):
+            steps.pop(0)  # only display parts before the first step: no model call
+            self._display_only(index, leading)
+        for number, step in enumerate(steps):
+            self._step(index, step, is_last=index == self.last and number == len(steps) - 1)
+
+    def _display_only(self, index: int, parts: list[tuple[int, Mapping[str, Any]]]) -> None:
+        for i, part in parts:
+            if self._data(part, (index, i), media=False):
+                raise UIMessageError("a data part before the first step has no model call to belong to", index, i)
+
+    def _step(self, index: int, step: list[tuple[int, Mapping[str, Any]]], *, is_last: bool) -> None:
+        content: list[TextPart | ReasoningPart | ToolCall | ToolResult] = []
+        tools: list[UIToolPart] = []
+        for i, part in step:
+            where = (index, i)
+            kind = part["type"]
+            if kind in ("text", "reasoning"):
+                piece = text_part(part, where) if kind == "text" else reasoning_part(part, where)
+                if piece.text or piece.provider_metadata:  # an empty part a stream opened and closed
+                    content.append(piece)
+            elif kind.startswith("tool-") or kind == "dynamic-tool":
+                tool = tool_part(part, where)
+                if tool.state == "input-streaming":
+                    self.interrupted.append(tool.tool_call_id)
+                    continue
+                content.append(tool.call())
+                if tool.provider_executed and (result := tool.result()) is not None:
+                    content.append(result)
+                else:
+                    tools.append(tool)
+            elif kind.startswith("data-"):
+                content.extend(TextPart(text=t) for t in self._data(part, where, media=False))
+            else:
+                what = _UNSUPPORTED.get(kind, f"{kind!r} parts")
+                raise UIMessageError(f"toolwire cannot send {what} back to a model", *where)
+        self.messages.append(AssistantMessage(content=tuple(content)))
+        waiting = [t for t in tools if t.is_open]
+        if waiting and not is_last:
+            first = waiting[0]
+            raise UIMessageError(
+                f"tool call {first.tool_call_id!r} ({first.tool_name}) has no result, and only the last "
+                "assistant step may wait for one",
+                *first.where,
+            )
+        if waiting:
+            self.open_turn.extend(tools)
+            return
+        results = [r for t in tools if (r := t.result()) is not None]
+        if results:
+            self.messages.append(ToolMessage(content=tuple(results)))
+
+    # -- parts ---------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _typed(index: int, parts: list[Any]) -> list[Mapping[str, Any]]:
+        for i, part in enumerate(parts):
+            if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
+                raise UIMessageError("a part must be an object with a string `type`", index, i)
+        return parts
+
+    def _data(self, part: Mapping[str, Any], where: tuple[int, int], *, media: bool) -> list[Any]:
+        """An app data part through `data_parts`; toolwire's own display parts are not for the model."""
+        kind = part["type"]
+        if kind in DISPLAY_DATA_PARTS:
+            return []
+        if self.data_parts is None:
+            raise UIMessageError(f"{kind!r} parts need a `data_parts` reader to become model content", *where)
+        converted: list[Any] = []
+        for item in self.data_parts(part):
+            if isinstance(item, str):
+                converted.append(TextPart(text=item) if media else item)
+            elif not media:
+                what = item.get("type")
+                raise UIMessageError(f"the {kind!r} reader gave a {what!r} part; assistant messages take text", *where)
+            else:
+                try:
+                    normalized = normalize_part(item)
+                except ValueError as exc:
+                    raise UIMessageError(f"the {kind!r} reader gave an invalid part: {exc}", *where) from None
+                if normalized["type"] == "text":
+                    converted.append(TextPart(text=normalized["text"]))
+                else:
+                    converted.append(MediaPart(part=normalized))
+        return converted
