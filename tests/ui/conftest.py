@@ -135,7 +135,8 @@ def _card_weather(log: ToolLog) -> Tool:
     def ask(value: dict[str, Any]) -> dict[str, Any]:
         log.calls.append(("get_weather", value))
         button = {"type": "button", "id": "confirm", "label": "Use Paris", "variant": "primary", "input": WEATHER}
-        return {"type": "action_required", "title": "Confirm the city", "elements": [button]}
+        card = {"type": "action_required", "title": "Confirm the city", "description": "Paris, France?"}
+        return {**card, "elements": [button]}
 
     host = TargetHost(builtins={"weather": ask})
     return create_tool(

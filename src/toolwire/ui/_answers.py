@@ -38,7 +38,7 @@ class Answer:
 
 
 def match_answers(conversation: Conversation, paused: Mapping[str, Any]) -> list[Answer]:
-    """The answers of the request's open turn, each checked against the paused run.
+    """The answers in the request's last step, each checked against the paused run.
 
     Raises:
         ChatRequestError: an unknown, replayed or forged answer, or no answer at all.
@@ -46,7 +46,7 @@ def match_answers(conversation: Conversation, paused: Mapping[str, Any]) -> list
     approvals: Mapping[str, Mapping[str, str]] = paused.get("approvals", {})
     kinds: Mapping[str, CallKind] = paused.get("calls", {})
     answers: list[Answer] = []
-    for part in conversation.open_turn:
+    for part in conversation.last_step:
         kind = kinds.get(part.tool_call_id)
         if part.state == "approval-responded":
             answers.append(_approval(part, kind, approvals))

@@ -82,24 +82,23 @@ class UIChat:
         record = self.store.take(key)
         paused = (record or {}).get("paused")
         try:
-            if request.conversation.waiting:
+            if paused is not None and paused.get("messageId") == request.last_assistant_id:
                 return self._continue(request, key, run, paused)
+            if request.last_assistant_id is not None:  # answers to a run that does not wait (any more)
+                raise ChatRequestError(
+                    409,
+                    f"no run of chat {request.chat_id!r} waits for answers in message "
+                    f"{request.last_assistant_id!r} (they were answered already, or the server lost the run)",
+                )
             run.load(request.conversation.messages)
         except ChatRequestError:
             if record is not None:
                 self.store.save(key, record)  # a refused request leaves the run waiting
             raise
-        return ChatTurn(self, request, key, run, message_id=request.last_assistant_id or new_message_id())
+        return ChatTurn(self, request, key, run, message_id=new_message_id())
 
-    def _continue(self, request: ChatRequest, key: str, run: RunAgent, paused: Mapping[str, Any] | None) -> ChatTurn:
-        if paused is None:
-            raise ChatRequestError(
-                409,
-                f"no run of chat {request.chat_id!r} waits for an answer (it was answered already, "
-                "or the server lost it)",
-            )
-        if paused.get("messageId") != request.last_assistant_id:
-            raise ChatRequestError(409, "answers must come in the assistant message that asked for them")
+    def _continue(self, request: ChatRequest, key: str, run: RunAgent, paused: Mapping[str, Any]) -> ChatTurn:
+        """The request answers the saved run (it continues the message that asked)."""
         answers = match_answers(request.conversation, paused)
         run.restore(paused["agent"])
         turn = ChatTurn(

@@ -6,8 +6,8 @@ assistant message and the tool message of its results, exactly as the run that s
 recorded them; so the next provider request equals the one the run would have sent.
 
 The last step of the last assistant message may hold calls that wait (an approval, a
-browser-side output, resume data): they are `Conversation.open_turn`, and the step's results
-are left to whoever continues the run. Anywhere else a call without a result is an error, as
+browser-side output, resume data): its tool parts are `Conversation.last_step`, and while some
+wait, the step's results are left to whoever continues the run. Anywhere else a call without a result is an error, as
 is any part toolwire cannot represent. Two things are left out on purpose, and listed: calls a
 stopped stream never finished (`input-streaming`, in `Conversation.interrupted`), and
 toolwire's own display parts (`data-tool-suspended`, ...; see `toolwire.ui.protocol`).
@@ -52,15 +52,15 @@ class Conversation:
     """What the UI messages say, in toolwire's terms."""
 
     messages: list[Message]
-    open_turn: list[UIToolPart] = field(default_factory=list)
-    """Every tool part of the last assistant step, when some of its calls still wait."""
+    last_step: list[UIToolPart] = field(default_factory=list)
+    """The tool parts of the last step, when the last message is the assistant's (answers are there)."""
     interrupted: list[str] = field(default_factory=list)
     """Ids of calls a stopped stream left unfinished (not part of the conversation)."""
 
     @property
     def waiting(self) -> list[UIToolPart]:
-        """The calls of `open_turn` without a result."""
-        return [p for p in self.open_turn if p.is_open]
+        """The calls of `last_step` without a result."""
+        return [p for p in self.last_step if p.is_open]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -126,7 +126,7 @@ def read_ui_messages(
     reader = _Reader(allow_system, data_parts, last=len(ui_messages) - 1)
     for index, message in enumerate(ui_messages):
         reader.message(index, message)
-    return Conversation(messages=reader.messages, open_turn=reader.open_turn, interrupted=reader.interrupted)
+    return Conversation(messages=reader.messages, last_step=reader.last_step, interrupted=reader.interrupted)
 
 
 class _Reader:
@@ -135,7 +135,7 @@ class _Reader:
         self.data_parts = data_parts
         self.last = last
         self.messages: list[Message] = []
-        self.open_turn: list[UIToolPart] = []
+        self.last_step: list[UIToolPart] = []
         self.interrupted: list[str] = []
 
     def message(self, index: int, message: Any) -> None:
@@ -240,8 +240,9 @@ class _Reader:
                 "assistant step may wait for one",
                 *first.where,
             )
+        if is_last:
+            self.last_step = tools
         if waiting:
-            self.open_turn.extend(tools)
             return
         results = [r for t in tools if (r := t.result()) is not None]
         if results:
