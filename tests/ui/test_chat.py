@@ -1,0 +1,177 @@
+"""UIChat without a browser: the framework-free SSE path, paused runs in the store, refused answers."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from toolwire.conformance.cassette import cassette_path, replay_vcr
+from toolwire.ui import ChatRequestError, MemoryChatStore, UIChat
+
+from .conftest import scenario_agent
+
+PROMPT = "I'm in Paris."
+
+
+def chunks_of(frames: Iterator[bytes]) -> list[dict[str, Any]]:
+    """The chunks of an SSE body (checking its framing on the way)."""
+    text = b"".join(frames).decode()
+    assert text.endswith("data: [DONE]\n\n")
+    return [json.loads(frame[len("data: ") :]) for frame in text.split("\n\n")[:-2]]
+
+
+def user_body(chat_id: str = "chat-1", text: str = PROMPT) -> dict[str, Any]:
+    return {
+        "id": chat_id,
+        "trigger": "submit-message",
+        "messages": [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": text}]}],
+    }
+
+
+def as_message(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    """The assistant UI message the chunks build, enough for these tests (tool parts and states)."""
+    parts: list[dict[str, Any]] = []
+    calls: dict[str, dict[str, Any]] = {}
+    for chunk in chunks:
+        kind = chunk["type"]
+        if kind == "start-step":
+            parts.append({"type": "step-start"})
+        elif kind == "tool-input-available":
+            calls[chunk["toolCallId"]] = {
+                "type": f"tool-{chunk['toolName']}",
+                "toolCallId": chunk["toolCallId"],
+                "state": "input-available",
+                "input": chunk["input"],
+            }
+            parts.append(calls[chunk["toolCallId"]])
+        elif kind == "tool-approval-request":
+            calls[chunk["toolCallId"]].update(state="approval-requested", approval={"id": chunk["approvalId"]})
+        elif kind == "tool-output-available":
+            calls[chunk["toolCallId"]].update(state="output-available", output=chunk["output"])
+    return {"id": chunks[0]["messageId"], "role": "assistant", "parts": parts}
+
+
+def answer(
+    body: dict[str, Any], message: dict[str, Any], approved: bool, approval_id: str | None = None
+) -> dict[str, Any]:
+    """The next POST after addToolApprovalResponse."""
+    answered = copy.deepcopy(message)
+    for part in answered["parts"]:
+        if part.get("state") == "approval-requested":
+            part["state"] = "approval-responded"
+            part["approval"] = {"id": approval_id or part["approval"]["id"], "approved": approved}
+    return {**body, "messages": [*body["messages"], answered]}
+
+
+@pytest.fixture
+def approve_chat() -> Iterator[UIChat]:
+    """tool_choice_forced on Anthropic, the weather tool needing approval; sync client, cassette replay."""
+    chat = UIChat(lambda request: scenario_agent("anthropic", "tool_choice_forced", "sync", "approve", request.chat_id))
+    with replay_vcr().use_cassette(str(cassette_path("anthropic", "tool_choice_forced")), allow_playback_repeats=True):
+        yield chat
+
+
+def paused(chat: UIChat, body: dict[str, Any]) -> dict[str, Any]:
+    return as_message(chunks_of(chat.sse(body)))
+
+
+class TestPausedRuns:
+    def test_a_paused_run_is_kept_with_an_unguessable_approval_id(self, approve_chat: UIChat) -> None:
+        """The stream asks with a random id; the store keeps the run under the chat id."""
+        chunks = chunks_of(approve_chat.sse(user_body()))
+        request = next(c for c in chunks if c["type"] == "tool-approval-request")
+        assert re.fullmatch(r"approval_[A-Za-z0-9_-]{32}", request["approvalId"])
+        assert chunks[-1]["messageMetadata"]["paused"] is True
+        assert len(approve_chat.store) == 1  # type: ignore[arg-type]
+
+    def test_an_answer_continues_the_run_in_the_same_message(self, approve_chat: UIChat) -> None:
+        """The continuation starts with the paused message's id and runs the approved call first."""
+        body = user_body()
+        message = paused(approve_chat, body)
+        chunks = chunks_of(approve_chat.sse(answer(body, message, approved=True)))
+        assert chunks[0]["messageId"] == message["id"]
+        assert [c["type"] for c in chunks][1] == "tool-output-available"
+        assert len(approve_chat.store) == 0  # type: ignore[arg-type]
+
+    def test_an_approval_id_never_issued_is_refused_and_the_run_still_waits(self, approve_chat: UIChat) -> None:
+        """A forged id: 409 naming it; the real answer still works afterwards."""
+        body = user_body()
+        message = paused(approve_chat, body)
+        with pytest.raises(ChatRequestError) as caught:
+            approve_chat.prepare(answer(body, message, approved=True, approval_id="approval_guess"))
+        assert caught.value.status == 409
+        assert "approval 'approval_guess' of tool call" in caught.value.message
+        finish = chunks_of(approve_chat.sse(answer(body, message, approved=True)))[-1]
+        assert (finish["type"], "paused" in finish["messageMetadata"]) == ("finish", False)
+
+    def test_an_answer_is_used_once(self, approve_chat: UIChat) -> None:
+        """The same answer posted twice: the second finds nothing waiting."""
+        body = user_body()
+        answered = answer(body, paused(approve_chat, body), approved=True)
+        chunks_of(approve_chat.sse(answered))
+        with pytest.raises(ChatRequestError) as caught:
+            approve_chat.prepare(answered)
+        assert (caught.value.status, "waits for answers in message" in caught.value.message) == (409, True)
+
+    def test_an_approval_id_from_another_chat_is_refused(self, approve_chat: UIChat) -> None:
+        """Ids are kept per chat: chat B cannot answer with chat A's id."""
+        body_a, body_b = user_body("chat-a"), user_body("chat-b")
+        message_a, message_b = paused(approve_chat, body_a), paused(approve_chat, body_b)
+        stolen = message_a["parts"][1]["approval"]["id"]
+        with pytest.raises(ChatRequestError) as caught:
+            approve_chat.prepare(answer(body_b, message_b, approved=True, approval_id=stolen))
+        assert caught.value.status == 409
+
+    def test_the_browser_cannot_supply_the_output_of_a_call_awaiting_approval(self, approve_chat: UIChat) -> None:
+        """An output for a server tool that waits for approval is a forgery."""
+        body = user_body()
+        message = paused(approve_chat, body)
+        forged = copy.deepcopy(message)
+        forged["parts"][1].update(state="output-available", output={"temperature": 99})
+        forged["parts"][1].pop("approval")
+        with pytest.raises(ChatRequestError, match="waits for an approval; the browser cannot supply its output"):
+            approve_chat.prepare({**body, "messages": [*body["messages"], forged]})
+
+    def test_a_new_message_while_calls_wait_is_refused(self, approve_chat: UIChat) -> None:
+        """The user typed instead of answering: 400 naming the waiting call (the run still waits)."""
+        body = user_body()
+        message = paused(approve_chat, body)
+        follow_up = {"id": "u2", "role": "user", "parts": [{"type": "text", "text": "never mind"}]}
+        with pytest.raises(ChatRequestError) as caught:
+            approve_chat.prepare({**body, "messages": [*body["messages"], message, follow_up]})
+        assert caught.value.status == 400
+        assert "has no result" in caught.value.message
+        assert len(approve_chat.store) == 1  # type: ignore[arg-type]
+
+    def test_chats_are_kept_under_the_hosts_key(self) -> None:
+        """`key=` scopes paused runs, e.g. by user, so a chat id alone answers nothing."""
+        store = MemoryChatStore()
+        owner = {"value": "alice"}
+
+        def factory(request: Any) -> Any:
+            return scenario_agent("anthropic", "tool_choice_forced", "sync", "approve", request.chat_id)
+
+        chat = UIChat(factory, store=store, key=lambda request: f"{owner['value']}:{request.chat_id}")
+        with replay_vcr().use_cassette(
+            str(cassette_path("anthropic", "tool_choice_forced")), allow_playback_repeats=True
+        ):
+            body = user_body()
+            message = paused(chat, body)
+            owner["value"] = "mallory"
+            with pytest.raises(ChatRequestError, match="no run of chat 'chat-1' waits"):
+                chat.prepare(answer(body, message, approved=True))
+        assert store.take("alice:chat-1") is not None
+
+
+def test_degradations_are_shown_as_warning_parts() -> None:
+    """Gemini cannot take a strict flag: the UI gets a `data-warning` naming the tool and the feature."""
+    chat = UIChat(lambda request: scenario_agent("gemini", "strict_nested_optional", "sync", "", request.chat_id))
+    with replay_vcr().use_cassette(str(cassette_path("gemini", "strict_nested_optional"))):
+        chunks = chunks_of(chat.sse(user_body(text="Create a 'Design review' event on 2026-12-01 with Ada.")))
+    warnings = [c["data"] for c in chunks if c["type"] == "data-warning"]
+    assert [(w["toolId"], w["feature"]) for w in warnings] == [("create_event", "strict")]

@@ -1,0 +1,213 @@
+"""Serving: SSE frames, the ASGI response's headers, and a client that leaves aborting the run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from starlette.requests import Request
+
+from toolwire.agent import Agent
+from toolwire.conformance.cassette import cassette_path, replay_vcr
+from toolwire.conformance.fixtures import WeatherInput
+from toolwire.conformance.runner import FAKE_KEY
+from toolwire.registry import get_adapter
+from toolwire.tools import create_tool
+from toolwire.ui import UIChat, UIMessageStreamResponse, aencode_sse, encode_sse
+from toolwire.ui.protocol import UI_MESSAGE_STREAM_HEADERS
+
+
+class TestSse:
+    def test_chunks_are_data_frames_then_done(self) -> None:
+        """`data: {json}\\n\\n` per chunk, then `data: [DONE]`."""
+        frames = list(encode_sse([{"type": "start"}, {"type": "text-delta", "id": "0", "delta": "a\nb"}]))
+        assert frames == [
+            b'data: {"type":"start"}\n\n',
+            b'data: {"type":"text-delta","id":"0","delta":"a\\nb"}\n\n',
+            b"data: [DONE]\n\n",
+        ]
+
+    async def test_the_async_encoder_gives_the_same_frames(self) -> None:
+        """`aencode_sse` over an async chunk stream."""
+
+        async def chunks() -> AsyncIterator[dict[str, Any]]:
+            yield {"type": "start"}
+
+        assert [f async for f in aencode_sse(chunks())] == [b'data: {"type":"start"}\n\n', b"data: [DONE]\n\n"]
+
+
+class Exchange:
+    """Drives an ASGI app: the request body first, then `http.disconnect` once `leave` is set."""
+
+    def __init__(self, body: bytes = b"{}") -> None:
+        self.body = body
+        self.sent: list[dict[str, Any]] = []
+        self.leave = asyncio.Event()
+        self._asked = False
+
+    async def receive(self) -> dict[str, Any]:
+        if not self._asked:
+            self._asked = True
+            return {"type": "http.request", "body": self.body, "more_body": False}
+        await self.leave.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+    @property
+    def text(self) -> str:
+        return b"".join(m.get("body", b"") for m in self.sent if m["type"] == "http.response.body").decode()
+
+    @property
+    def headers(self) -> dict[str, str]:
+        start = next(m for m in self.sent if m["type"] == "http.response.start")
+        return {k.decode(): v.decode() for k, v in start["headers"]}
+
+
+SCOPE: dict[str, Any] = {
+    "type": "http",
+    "method": "POST",
+    "path": "/chat",
+    "headers": [],
+    "asgi": {"spec_version": "2.4"},
+}
+
+
+class TestResponse:
+    async def test_the_protocol_headers_are_sent(self) -> None:
+        """content-type, the stream version, no caching, no proxy buffering."""
+        exchange = Exchange()
+        await UIMessageStreamResponse(encode_sse([{"type": "start"}]))(SCOPE, exchange.receive, exchange.send)
+        assert {k: exchange.headers[k] for k in UI_MESSAGE_STREAM_HEADERS} == dict(UI_MESSAGE_STREAM_HEADERS)
+        assert exchange.text == 'data: {"type":"start"}\n\ndata: [DONE]\n\n'
+
+    async def test_a_client_leaving_cancels_an_async_body_where_it_waits(self) -> None:
+        """The body is cancelled while it awaits, not only when the next write fails."""
+        exchange = Exchange()
+        seen: list[str] = []
+
+        async def body() -> AsyncIterator[bytes]:
+            yield b"data: {}\n\n"
+            exchange.leave.set()
+            try:
+                await asyncio.Event().wait()  # a tool that would never end
+            except asyncio.CancelledError:
+                seen.append("cancelled")
+                raise
+
+        response = UIMessageStreamResponse(body(), on_disconnect=lambda: seen.append("left"))
+        await asyncio.wait_for(response(SCOPE, exchange.receive, exchange.send), 5)
+        assert sorted(seen) == ["cancelled", "left"]
+
+    async def test_a_client_leaving_closes_a_sync_body_at_its_next_step(self) -> None:
+        """A sync body runs in a thread; once the client is gone it is closed instead of resumed."""
+        exchange = Exchange()
+        release = threading.Event()
+        seen: list[str] = []
+
+        def body() -> Iterator[bytes]:
+            try:
+                yield b"data: {}\n\n"
+                release.wait(5)
+                yield b"data: {}\n\n"
+                seen.append("resumed after the client left")
+            finally:
+                seen.append("closed")
+
+        async def leave_then_release() -> None:
+            while not exchange.sent[1:]:
+                await asyncio.sleep(0.01)
+            exchange.leave.set()
+            await asyncio.sleep(0.05)
+            release.set()
+
+        response = UIMessageStreamResponse(body(), on_disconnect=lambda: seen.append("left"))
+        await asyncio.wait_for(
+            asyncio.gather(response(SCOPE, exchange.receive, exchange.send), leave_then_release()), 5
+        )
+        for _ in range(100):
+            if "closed" in seen:
+                break
+            await asyncio.sleep(0.01)
+        assert seen == ["left", "closed"]
+
+
+def _hanging_weather(started: asyncio.Event, outcome: list[str]) -> Any:
+    async def execute(value: WeatherInput) -> dict[str, Any]:
+        started.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            outcome.append("the tool was cancelled")
+            raise
+        return {}
+
+    return create_tool(
+        id="get_weather", description="Get the current weather for a city.", input_schema=WeatherInput, execute=execute
+    )
+
+
+async def test_a_client_that_leaves_aborts_the_agent_run_and_its_tool() -> None:
+    """UIChat.respond: the browser goes away while a tool runs; the tool is cancelled, nothing is saved."""
+    started, outcome = asyncio.Event(), []
+    body = {
+        "id": "c",
+        "trigger": "submit-message",
+        "messages": [{"id": "u", "role": "user", "parts": [{"type": "text", "text": "What is the weather in Paris?"}]}],
+    }
+
+    def factory() -> Agent:
+        client = get_adapter("anthropic").sdk_client(api_key=FAKE_KEY, asynchronous=True)
+        return Agent(
+            api="anthropic",
+            client=client,
+            model="claude-sonnet-4-6",
+            tools=[_hanging_weather(started, outcome)],
+            request_options={"max_tokens": 1024},
+        )
+
+    chat = UIChat(factory)
+    exchange = Exchange(json.dumps(body).encode())
+    with replay_vcr().use_cassette(str(cassette_path("anthropic", "single_call"))):
+        response = await chat.respond(Request(SCOPE, exchange.receive))
+
+        async def leave_when_the_tool_runs() -> None:
+            await started.wait()
+            exchange.leave.set()
+
+        await asyncio.wait_for(
+            asyncio.gather(response(SCOPE, exchange.receive, exchange.send), leave_when_the_tool_runs()), 10
+        )
+    assert outcome == ["the tool was cancelled"]
+    assert '"type":"tool-input-available"' in exchange.text
+    assert "[DONE]" not in exchange.text
+    assert len(chat.store) == 0
+
+
+async def test_a_body_that_is_not_json_is_refused() -> None:
+    """400 with a JSON error, before any agent is built."""
+    exchange = Exchange(b"{not json")
+    response = await UIChat(lambda: None).respond(Request(SCOPE, exchange.receive))  # type: ignore[arg-type, return-value]
+    await response(SCOPE, exchange.receive, exchange.send)
+    assert (response.status_code, exchange.text) == (400, '{"error":"the request body is not JSON"}')
+
+
+async def test_an_unreadable_message_is_refused_with_its_position() -> None:
+    """400 naming the message and part."""
+    body = {
+        "id": "c",
+        "messages": [
+            {"id": "u", "role": "user", "parts": [{"type": "file", "mediaType": "image/png", "url": "ftp://x"}]}
+        ],
+    }
+    exchange = Exchange(json.dumps(body).encode())
+    response = await UIChat(lambda: None).respond(Request(SCOPE, exchange.receive))  # type: ignore[arg-type, return-value]
+    await response(SCOPE, exchange.receive, exchange.send)
+    assert response.status_code == 400
+    assert json.loads(exchange.text) == {
+        "error": "message 0, part 0: a file URL must be a data: or http(s) URL, not 'ftp'"
+    }

@@ -1,0 +1,432 @@
+"""Events → UI message chunks: one message per run, every chunk in the protocol's vocabulary."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+
+from toolwire.compat import Degradation
+from toolwire.events import (
+    Error,
+    Finish,
+    FinishStep,
+    ReasoningEnd,
+    Start,
+    StartStep,
+    TextDelta,
+    TextEnd,
+    TextStart,
+    ToolApprovalRequest,
+    ToolInputAvailable,
+    ToolInputError,
+    ToolInputStart,
+    ToolOutputAvailable,
+    ToolOutputError,
+    ToolSuspended,
+    Usage,
+)
+from toolwire.results import ToolResult
+from toolwire.tools import create_tool
+from toolwire.ui import UIMessageStream, aui_message_chunks, ui_message_chunks
+
+
+def chunks(events: list[Any], **settings: Any) -> list[dict[str, Any]]:
+    return list(ui_message_chunks(events, message_id="msg_1", **settings))
+
+
+def types(found: list[dict[str, Any]]) -> list[str]:
+    return [c["type"] for c in found]
+
+
+class TestOneMessagePerRun:
+    def test_a_two_step_run_has_one_start_before_its_steps(self) -> None:
+        """Each provider response's `start` folds into the one `start` of the message."""
+        events = [
+            StartStep(),
+            Start(message_id="resp_a"),
+            FinishStep(finish_reason="tool-calls"),
+            StartStep(),
+            Start(message_id="resp_b"),
+            FinishStep(finish_reason="stop"),
+            Finish(finish_reason="stop"),
+        ]
+        assert types(chunks(events)) == [
+            "start",
+            "start-step",
+            "finish-step",
+            "message-metadata",
+            "start-step",
+            "finish-step",
+            "message-metadata",
+            "finish",
+        ]
+
+    def test_the_start_names_the_message_and_the_model(self) -> None:
+        """`start` carries the message id and `{model, api, provider}`."""
+        found = chunks([], model="gpt-4.1-mini", api="openai-chat", provider="openai")
+        assert found[0] == {
+            "type": "start",
+            "messageId": "msg_1",
+            "messageMetadata": {"model": "gpt-4.1-mini", "api": "openai-chat", "provider": "openai"},
+        }
+
+    def test_without_a_message_id_one_is_made_up(self) -> None:
+        """A fresh random id when the caller gives none."""
+        first = next(iter(ui_message_chunks([])))["messageId"]
+        second = next(iter(ui_message_chunks([])))["messageId"]
+        assert first.startswith("msg_")
+        assert first != second
+
+    def test_a_bare_provider_stream_gets_its_step(self) -> None:
+        """A single `normalize` stream (no StartStep) is one step, closed by its `finish`."""
+        events = [Start(message_id="m"), TextStart(id="0"), TextDelta(id="0", delta="Hi"), TextEnd(id="0")]
+        events.append(Finish(finish_reason="stop", usage=Usage(input_tokens=3, output_tokens=1)))
+        found = chunks(events)
+        assert types(found) == [
+            "start",
+            "start-step",
+            "text-start",
+            "text-delta",
+            "text-end",
+            "finish-step",
+            "message-metadata",
+            "finish",
+        ]
+        assert found[-1]["messageMetadata"]["usage"] == {"inputTokens": 3, "outputTokens": 1}
+
+
+class TestMetadata:
+    def test_usage_is_summed_over_steps_and_each_step_is_listed(self) -> None:
+        """The finish metadata: the run's reason, summed usage, and each step's facts."""
+        events = [
+            StartStep(),
+            Start(message_id="resp_a", provider_metadata={"openai": {"responseId": "resp_a"}}),
+            FinishStep(finish_reason="tool-calls", usage=Usage(input_tokens=10, output_tokens=2, total_tokens=12)),
+            StartStep(),
+            Start(message_id="resp_b"),
+            FinishStep(finish_reason="stop", usage=Usage(input_tokens=20, output_tokens=5, total_tokens=25)),
+            Finish(finish_reason="stop", usage=Usage(input_tokens=30, output_tokens=7, total_tokens=37)),
+        ]
+        finish = chunks(events, model="m", api="openai-responses", provider="openai")[-1]
+        assert finish == {
+            "type": "finish",
+            "finishReason": "stop",
+            "messageMetadata": {
+                "model": "m",
+                "api": "openai-responses",
+                "provider": "openai",
+                "finishReason": "stop",
+                "steps": [
+                    {
+                        "finishReason": "tool-calls",
+                        "usage": {"inputTokens": 10, "outputTokens": 2, "totalTokens": 12},
+                        "responseId": "resp_a",
+                        "providerMetadata": {"openai": {"responseId": "resp_a"}},
+                    },
+                    {
+                        "finishReason": "stop",
+                        "usage": {"inputTokens": 20, "outputTokens": 5, "totalTokens": 25},
+                        "responseId": "resp_b",
+                    },
+                ],
+                "usage": {"inputTokens": 30, "outputTokens": 7, "totalTokens": 37},
+            },
+        }
+
+    def test_each_step_reports_the_usage_so_far(self) -> None:
+        """`message-metadata` after a step carries the steps and the running usage."""
+        events = [StartStep(), FinishStep(finish_reason="tool-calls", usage=Usage(output_tokens=4))]
+        metadata = chunks(events)[3]
+        assert metadata == {
+            "type": "message-metadata",
+            "messageMetadata": {
+                "steps": [{"finishReason": "tool-calls", "usage": {"outputTokens": 4}}],
+                "usage": {"outputTokens": 4},
+            },
+        }
+
+    def test_a_paused_run_finishes_with_its_last_step_reason(self) -> None:
+        """A run waiting for the user ends its message with `paused: true`."""
+        stream = UIMessageStream(message_id="m")
+        for event in (StartStep(), FinishStep(finish_reason="tool-calls")):
+            stream.feed(event)
+        finish = stream.close(paused=True)[-1]
+        assert finish["finishReason"] == "tool-calls"
+        assert finish["messageMetadata"]["paused"] is True
+
+
+class TestParts:
+    def test_an_end_without_its_start_gets_one(self) -> None:
+        """A signature-only part (Gemini) arrives as an end: the client needs the start first."""
+        found = chunks([StartStep(), TextEnd(id="0-1", provider_metadata={"google": {"thoughtSignature": "sig"}})])
+        assert found[2:4] == [
+            {"type": "text-start", "id": "0-1"},
+            {"type": "text-end", "id": "0-1", "providerMetadata": {"google": {"thoughtSignature": "sig"}}},
+        ]
+
+    def test_parts_left_open_are_closed_with_their_step(self) -> None:
+        """A stream cut mid-part still gives the client a closed part before `finish-step`."""
+        found = chunks(
+            [StartStep(), TextStart(id="t"), TextDelta(id="t", delta="a"), FinishStep(finish_reason="length")]
+        )
+        assert types(found)[1:6] == ["start-step", "text-start", "text-delta", "text-end", "finish-step"]
+
+    def test_reasoning_signatures_travel_on_the_end(self) -> None:
+        """An Anthropic signature stays in the reasoning part's provider metadata."""
+        found = chunks([StartStep(), ReasoningEnd(id="r", provider_metadata={"anthropic": {"signature": "s"}})])
+        assert found[3] == {"type": "reasoning-end", "id": "r", "providerMetadata": {"anthropic": {"signature": "s"}}}
+
+
+class TestTools:
+    def test_tool_input_keeps_only_protocol_fields(self) -> None:
+        """`tool-input-available`: id, name, input, provider flags; `validated_input` stays behind."""
+        event = ToolInputAvailable(
+            tool_call_id="c1",
+            tool_name="web_search",
+            input={"q": "x"},
+            provider_executed=True,
+            provider_metadata={"openai": {"itemId": "ws_1"}},
+            validated_input=object(),
+        )
+        assert chunks([StartStep(), ToolInputStart(tool_call_id="c1", tool_name="web_search"), event])[3] == {
+            "type": "tool-input-available",
+            "toolCallId": "c1",
+            "toolName": "web_search",
+            "input": {"q": "x"},
+            "providerExecuted": True,
+            "providerMetadata": {"openai": {"itemId": "ws_1"}},
+        }
+
+    def test_an_input_error_is_marked_for_the_way_back(self) -> None:
+        """The call never ran: `toolwire.inputError` tells the reader its metadata is the call's."""
+        event = ToolInputError(tool_call_id="c1", tool_name="get_weather", input="{bad", error_text="not JSON")
+        assert chunks([StartStep(), event])[2] == {
+            "type": "tool-input-error",
+            "toolCallId": "c1",
+            "toolName": "get_weather",
+            "input": "{bad",
+            "errorText": "not JSON",
+            "providerMetadata": {"toolwire": {"inputError": True}},
+        }
+
+    def test_the_output_of_a_call_the_client_never_saw_is_announced_first(self) -> None:
+        """A provider result for a call of an earlier response gets a dynamic tool part to land in."""
+        found = chunks(
+            [StartStep(), ToolOutputAvailable(tool_call_id="srv_9", output={"ok": 1}, provider_executed=True)]
+        )
+        assert found[2:4] == [
+            {
+                "type": "tool-input-available",
+                "toolCallId": "srv_9",
+                "toolName": "unknown",
+                "input": None,
+                "dynamic": True,
+            },
+            {"type": "tool-output-available", "toolCallId": "srv_9", "output": {"ok": 1}, "providerExecuted": True},
+        ]
+
+    def test_a_call_known_from_the_continued_message_is_not_announced_again(self) -> None:
+        """Outputs of calls the continued message shows go straight to them, in the step that asked."""
+        found = chunks([ToolOutputAvailable(tool_call_id="c1", output=1)], known_calls={"c1": "get_weather"})
+        assert types(found) == ["start", "tool-output-available", "finish"]
+
+    def test_what_the_model_read_travels_when_it_differs_from_the_output(self) -> None:
+        """An image result: the UI shows the raw output, the model read content parts."""
+        model_output = {"type": "content", "value": [{"type": "text", "text": "Chart attached."}]}
+        result = ToolResult(
+            tool_call_id="c1", tool_name="make_chart", output=model_output, provider_metadata={"google": {"s": "x"}}
+        )
+        found = chunks(
+            [
+                ToolInputAvailable(tool_call_id="c1", tool_name="make_chart", input={}),
+                ToolOutputAvailable(tool_call_id="c1", output="iVBO"),
+            ],
+            tool_result=lambda call_id: result,
+        )
+        assert found[3]["providerMetadata"] == {"google": {"s": "x"}, "toolwire": {"modelOutput": model_output}}
+
+    def test_nothing_extra_travels_when_the_model_read_the_output(self) -> None:
+        """A plain JSON result needs no `modelOutput`."""
+        result = ToolResult(tool_call_id="c1", tool_name="t", output={"type": "json", "value": {"a": 1}})
+        found = chunks(
+            [
+                ToolInputAvailable(tool_call_id="c1", tool_name="t", input={}),
+                ToolOutputAvailable(tool_call_id="c1", output={"a": 1}),
+            ],
+            tool_result=lambda call_id: result,
+        )
+        assert "providerMetadata" not in found[3]
+
+    def test_a_display_transform_keeps_the_model_output_from_the_ui(self) -> None:
+        """When a display transform hides the output, what the model read is not sent either."""
+        tool = create_tool(id="secret", description="d", transform={"display": {"output": lambda output: "hidden"}})
+        result = ToolResult(tool_call_id="c1", tool_name="secret", output={"type": "text", "value": "sk-live-123"})
+        found = chunks(
+            [
+                ToolInputAvailable(tool_call_id="c1", tool_name="secret", input={}),
+                ToolOutputAvailable(tool_call_id="c1", output="hidden"),
+            ],
+            tool_result=lambda call_id: result,
+            tools={"secret": tool},
+        )
+        assert "sk-live-123" not in repr(found)
+
+    def test_a_target_display_answer_splits_into_content_and_a_display_part(self) -> None:
+        """`{content, embedUrl}`: the tool part shows the content; the embed goes to `data-tool-display`."""
+        output = {"content": "Connect Gmail first", "embedUrl": "https://app.example.com/connect"}
+        found = chunks(
+            [
+                ToolInputAvailable(tool_call_id="c1", tool_name="t", input={}),
+                ToolOutputAvailable(tool_call_id="c1", output=output),
+            ]
+        )
+        assert found[3:5] == [
+            {"type": "tool-output-available", "toolCallId": "c1", "output": "Connect Gmail first"},
+            {
+                "type": "data-tool-display",
+                "id": "c1",
+                "data": {"toolCallId": "c1", "embedUrl": "https://app.example.com/connect"},
+            },
+        ]
+
+    def test_approval_ids_are_replaced_by_the_callers_ids(self) -> None:
+        """The browser gets the id the bridge issued, never the runtime's own."""
+        found = chunks(
+            [ToolApprovalRequest(approval_id="approval_c1", tool_call_id="c1")],
+            known_calls={"c1": "delete"},
+            approval_id=lambda event: "approval_public",
+        )
+        assert found[1] == {"type": "tool-approval-request", "approvalId": "approval_public", "toolCallId": "c1"}
+
+    def test_background_tools_report_their_task(self) -> None:
+        """A tool declared with `background` gets running, then done."""
+        tool = create_tool(id="crawl", description="d", background=True, execute=lambda value: "ok")
+        found = chunks(
+            [
+                ToolInputAvailable(tool_call_id="c1", tool_name="crawl", input={}),
+                ToolOutputError(tool_call_id="c1", error_text="boom"),
+            ],
+            tools={"crawl": tool},
+        )
+        tasks = [c["data"]["status"] for c in found if c["type"] == "data-background-task"]
+        assert tasks == ["running", "failed"]
+
+
+class TestSuspensions:
+    def test_a_suspension_becomes_a_data_part_keyed_by_the_call(self) -> None:
+        """`data-tool-suspended` with the display payload; a later chunk with the same id updates it."""
+        found = chunks(
+            [ToolSuspended(tool_call_id="c1", payload={"question": "Which unit?"})], known_calls={"c1": "get_weather"}
+        )
+        assert found[1] == {
+            "type": "data-tool-suspended",
+            "id": "c1",
+            "data": {
+                "toolCallId": "c1",
+                "toolName": "get_weather",
+                "payload": {"question": "Which unit?"},
+                "status": "suspended",
+            },
+        }
+
+    def test_a_card_becomes_an_action_required_part(self) -> None:
+        """An `action_required` payload is a card the UI renders with its buttons."""
+        card = {"type": "action_required", "cardId": "k1", "title": "Connect", "elements": []}
+        found = chunks([ToolSuspended(tool_call_id="c1", payload=card)], known_calls={"c1": "gmail"})
+        assert found[1] == {
+            "type": "data-action-required",
+            "id": "c1",
+            "data": {"toolCallId": "c1", "toolName": "gmail", "card": card, "status": "waiting"},
+        }
+
+    def test_a_browser_side_call_shows_no_suspension(self) -> None:
+        """The browser answers its own tools' calls: its tool part is the request."""
+        found = chunks(
+            [ToolSuspended(tool_call_id="c1", payload={})], known_calls={"c1": "pick"}, client_tools={"pick"}
+        )
+        assert types(found) == ["start", "finish"]
+
+
+class TestErrors:
+    def test_an_error_event_keeps_its_text_without_the_traceback(self) -> None:
+        """Provider text stays; anything from a traceback on is cut."""
+        text = 'the tool failed: boom\nTraceback (most recent call last):\n  File "x.py", line 1'
+        assert chunks([Error(error_text=text)])[1] == {"type": "error", "errorText": "the tool failed: boom"}
+
+    def test_an_error_event_has_credentials_redacted(self) -> None:
+        """Key-like tokens never reach the browser."""
+        found = chunks([Error(error_text="401: Incorrect API key provided: sk-proj-abcdefghijklmnop")])
+        assert found[1]["errorText"] == "401: Incorrect API key provided: [redacted]"
+
+    def test_an_exception_ends_the_message_with_a_safe_error(self, caplog: pytest.LogCaptureFixture) -> None:
+        """The browser reads one sentence with a reference; the server log has the traceback."""
+
+        def events() -> Any:
+            yield StartStep()
+            raise RuntimeError("database password=hunter2 at /srv/app.py")
+
+        with caplog.at_level(logging.ERROR, logger="toolwire.ui"):
+            found = list(ui_message_chunks(events(), message_id="m"))
+        error = found[2]["errorText"]
+        assert error.startswith("The assistant failed while answering (reference ")
+        assert "hunter2" not in repr(found)
+        assert types(found) == ["start", "start-step", "error", "finish-step", "finish"]
+        assert found[-1]["finishReason"] == "error"
+        assert error.split("reference ")[1].rstrip(").") in caplog.text
+        assert "hunter2" in caplog.text
+
+    def test_an_http_error_of_the_provider_says_who_failed(self) -> None:
+        """An SDK status error becomes the provider's refusal with its status."""
+
+        class APIStatusError(Exception):
+            status_code = 401
+
+        def events() -> Any:
+            raise APIStatusError("Incorrect API key provided: sk-abc123456789")
+            yield
+
+        error = list(ui_message_chunks(events()))[1]["errorText"]
+        assert error.startswith("The model provider refused the server's credentials (HTTP 401, reference ")
+
+    def test_the_host_may_word_errors_itself(self) -> None:
+        """`on_error` gives the text the browser sees."""
+
+        def events() -> Any:
+            raise ValueError("x")
+            yield
+
+        found = list(ui_message_chunks(events(), on_error=lambda exc: f"sorry ({type(exc).__name__})"))
+        assert found[1] == {"type": "error", "errorText": "sorry (ValueError)"}
+
+
+class TestWarnings:
+    def test_a_degradation_is_a_warning_part_once(self) -> None:
+        """The same degradation met at every step is shown once."""
+        stream = UIMessageStream(message_id="m")
+        degradation = Degradation(api="gemini", feature="strict", action="sent without strict", tool_id="t")
+        first = stream.warn(degradation)
+        assert first[1] == {
+            "type": "data-warning",
+            "data": {"api": "gemini", "toolId": "t", "feature": "strict", "action": "sent without strict"},
+        }
+        assert stream.warn(degradation) == []
+
+
+async def test_the_async_driver_gives_the_same_chunks() -> None:
+    """`aui_message_chunks` over an async event stream."""
+    events = [
+        StartStep(),
+        TextStart(id="0"),
+        TextDelta(id="0", delta="Hi"),
+        TextEnd(id="0"),
+        FinishStep(finish_reason="stop"),
+    ]
+
+    async def source() -> Any:
+        for event in events:
+            yield event
+
+    found = [c async for c in aui_message_chunks(source(), message_id="msg_1")]
+    assert found == chunks(events)
