@@ -107,7 +107,7 @@ class TestPausedRuns:
         assert caught.value.status == 409
         assert "approval 'approval_guess' of tool call" in caught.value.message
         finish = chunks_of(approve_chat.sse(answer(body, message, approved=True)))[-1]
-        assert (finish["type"], "paused" in finish["messageMetadata"]) == ("finish", False)
+        assert (finish["type"], finish["messageMetadata"]["paused"]) == ("finish", False)
 
     def test_an_answer_is_used_once(self, approve_chat: UIChat) -> None:
         """The same answer posted twice: the second finds nothing waiting."""

@@ -125,6 +125,8 @@ def test_an_approved_call_runs_and_the_run_finishes_in_the_same_message(flows: d
     assert model_calls(message) == 2
     assert message["parts"][-1]["type"] == "text"
     assert message["metadata"]["finishReason"] == "stop"
+    assert message["metadata"]["paused"] is False
+    assert [s["finishReason"] for s in message["metadata"]["steps"]] == ["tool-calls", "stop"]
 
 
 @pytest.mark.parametrize("api", APIS)

@@ -132,6 +132,7 @@ class TestMetadata:
                     },
                 ],
                 "usage": {"inputTokens": 30, "outputTokens": 7, "totalTokens": 37},
+                "paused": False,
             },
         }
 

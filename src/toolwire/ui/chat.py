@@ -104,6 +104,7 @@ class UIChat:
         turn = ChatTurn(
             self, request, key, run, message_id=str(paused["messageId"]), issued=dict(paused.get("approvals", {}))
         )
+        turn.stream.metadata.carry(paused.get("steps", []))
         turn.answer(answers)
         return turn
 
@@ -301,6 +302,7 @@ class ChatTurn:
                 "messageId": self.stream.message_id,
                 "approvals": {k: v for k, v in self.issued.items() if v["approvalId"] in pending},
                 "calls": {call: kind for call, (kind, _) in waiting.items()},
+                "steps": self.stream.metadata.progress()["steps"],
             }
         }
         self.chat.store.save(self.key, record)

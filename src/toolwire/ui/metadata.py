@@ -41,6 +41,16 @@ class _Step:
     response_id: str | None = None
     provider_metadata: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> _Step:
+        usage = data.get("usage")
+        return cls(
+            finish_reason=_reason(data.get("finishReason")),
+            usage=Usage.from_dict(usage) if isinstance(usage, Mapping) else None,
+            response_id=data.get("responseId"),
+            provider_metadata=dict(data.get("providerMetadata") or {}),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {}
         if self.finish_reason is not None:
@@ -70,6 +80,10 @@ class RunMetadata:
         """`{model, api, provider}` (the known ones)."""
         facts = {"model": self.model, "api": self.api, "provider": self.provider}
         return {k: v for k, v in facts.items() if v is not None}
+
+    def carry(self, steps: list[Mapping[str, Any]]) -> None:
+        """Steps the message already had (a continued run keeps one account per message)."""
+        self.steps[:0] = [_Step.from_dict(step) for step in steps]
 
     def begin_step(self) -> None:
         """A model call starts."""
@@ -127,10 +141,8 @@ class RunMetadata:
 
     def at_finish(self, *, paused: bool) -> dict[str, Any]:
         """Everything, once the message is complete."""
-        data = {**self.at_start(), "finishReason": self.finish_reason(), **self.progress()}
-        if paused:
-            data["paused"] = True
-        return data
+        # `paused` is always sent: the client merges metadata, so a continuation must clear it.
+        return {**self.at_start(), "finishReason": self.finish_reason(), **self.progress(), "paused": paused}
 
 
 def _merge(into: dict[str, Any], metadata: Mapping[str, Any] | None) -> None:

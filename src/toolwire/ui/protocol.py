@@ -17,8 +17,9 @@ else is sent. What the protocol has no chunk for travels in `data-<name>` parts 
 
 Message metadata (`start`, `message-metadata`, `finish`; merged by the client):
 `{model?, api?, provider?}` at the start; after each step `{steps, usage}`; at the end
-`{finishReason, usage, steps, paused?}`. `usage` is summed over this response's steps;
-`steps` lists `{finishReason?, usage?, responseId?, providerMetadata?}` per model call.
+`{finishReason, usage, steps, paused}`. `steps` lists `{finishReason?, usage?, responseId?,
+providerMetadata?}` per model call of the message (a run continued after the user answered keeps
+its earlier steps) and `usage` is their sum.
 
 A tool output's `providerMetadata` (the part's `resultProviderMetadata`) is the result's own
 provider metadata (e.g. a Gemini thought signature), plus `toolwire.modelOutput` when what the
