@@ -58,6 +58,49 @@ def scenario_cases() -> list[tuple[str, str]]:
     ]
 
 
+# -- an ASGI exchange without a server ---------------------------------------------------------------
+
+
+class Exchange:
+    """Drives an ASGI app: the request body first, then `http.disconnect` once `leave` is set."""
+
+    def __init__(self, body: bytes = b"{}") -> None:
+        self.body = body
+        self.sent: list[dict[str, Any]] = []
+        self.leave = asyncio.Event()
+        self._asked = False
+
+    async def receive(self) -> dict[str, Any]:
+        if not self._asked:
+            self._asked = True
+            return {"type": "http.request", "body": self.body, "more_body": False}
+        await self.leave.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.sent.append(message)
+
+    @property
+    def text(self) -> str:
+        return b"".join(m.get("body", b"") for m in self.sent if m["type"] == "http.response.body").decode()
+
+    @property
+    def headers(self) -> dict[str, str]:
+        start = next(m for m in self.sent if m["type"] == "http.response.start")
+        return {k.decode(): v.decode() for k, v in start["headers"]}
+
+
+SCOPE: dict[str, Any] = {
+    "type": "http",
+    "method": "POST",
+    "path": "/api/chat",
+    "query_string": b"",
+    "headers": [(b"content-type", b"application/json")],
+    "asgi": {"spec_version": "2.4"},
+}
+"""A POST to /api/chat."""
+
+
 # -- the AI SDK client ---------------------------------------------------------------------------------
 
 

@@ -19,6 +19,8 @@ from toolwire.tools import create_tool
 from toolwire.ui import UIChat, UIMessageStreamResponse, aencode_sse, encode_sse
 from toolwire.ui.protocol import UI_MESSAGE_STREAM_HEADERS
 
+from .conftest import SCOPE, Exchange
+
 
 class TestSse:
     def test_chunks_are_data_frames_then_done(self) -> None:
@@ -37,44 +39,6 @@ class TestSse:
             yield {"type": "start"}
 
         assert [f async for f in aencode_sse(chunks())] == [b'data: {"type":"start"}\n\n', b"data: [DONE]\n\n"]
-
-
-class Exchange:
-    """Drives an ASGI app: the request body first, then `http.disconnect` once `leave` is set."""
-
-    def __init__(self, body: bytes = b"{}") -> None:
-        self.body = body
-        self.sent: list[dict[str, Any]] = []
-        self.leave = asyncio.Event()
-        self._asked = False
-
-    async def receive(self) -> dict[str, Any]:
-        if not self._asked:
-            self._asked = True
-            return {"type": "http.request", "body": self.body, "more_body": False}
-        await self.leave.wait()
-        return {"type": "http.disconnect"}
-
-    async def send(self, message: dict[str, Any]) -> None:
-        self.sent.append(message)
-
-    @property
-    def text(self) -> str:
-        return b"".join(m.get("body", b"") for m in self.sent if m["type"] == "http.response.body").decode()
-
-    @property
-    def headers(self) -> dict[str, str]:
-        start = next(m for m in self.sent if m["type"] == "http.response.start")
-        return {k.decode(): v.decode() for k, v in start["headers"]}
-
-
-SCOPE: dict[str, Any] = {
-    "type": "http",
-    "method": "POST",
-    "path": "/chat",
-    "headers": [],
-    "asgi": {"spec_version": "2.4"},
-}
 
 
 class TestResponse:
