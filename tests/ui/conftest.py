@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 import uvicorn
 from starlette.applications import Starlette
@@ -99,6 +100,31 @@ SCOPE: dict[str, Any] = {
     "asgi": {"spec_version": "2.4"},
 }
 """A POST to /api/chat."""
+
+
+# -- a scripted Anthropic API ------------------------------------------------------------------------
+
+
+def anthropic_sse(*events: dict[str, Any]) -> httpx2.Response:
+    """An Anthropic SSE response (`event:` lines included)."""
+    body = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+    return httpx2.Response(200, content=body.encode(), headers={"content-type": "text/event-stream"})
+
+
+def anthropic_message(blocks: list[dict[str, Any]], deltas: list[dict[str, Any]], stop: str) -> httpx2.Response:
+    """A streamed Anthropic message: each block started, given one delta, stopped."""
+    start = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6", "content": []}
+    start |= {"stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1}}
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
+    for index, (block, delta) in enumerate(zip(blocks, deltas, strict=True)):
+        events += [
+            {"type": "content_block_start", "index": index, "content_block": block},
+            {"type": "content_block_delta", "index": index, "delta": delta},
+            {"type": "content_block_stop", "index": index},
+        ]
+    usage = {"output_tokens": 5}
+    events += [{"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": usage}]
+    return anthropic_sse(*events, {"type": "message_stop"})
 
 
 # -- the AI SDK client ---------------------------------------------------------------------------------

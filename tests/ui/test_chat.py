@@ -10,10 +10,14 @@ from typing import Any
 
 import pytest
 
+from toolwire.agent import Agent
 from toolwire.conformance.cassette import cassette_path, replay_vcr
+from toolwire.registry import get_adapter
+from toolwire.testing.capture import RequestCapture
+from toolwire.tools import create_tool
 from toolwire.ui import ChatRequestError, MemoryChatStore, UIChat
 
-from .conftest import scenario_agent
+from .conftest import anthropic_message, scenario_agent
 
 PROMPT = "I'm in Paris."
 
@@ -53,6 +57,10 @@ def as_message(chunks: list[dict[str, Any]]) -> dict[str, Any]:
             calls[chunk["toolCallId"]].update(state="approval-requested", approval={"id": chunk["approvalId"]})
         elif kind == "tool-output-available":
             calls[chunk["toolCallId"]].update(state="output-available", output=chunk["output"])
+            if "providerMetadata" in chunk:
+                calls[chunk["toolCallId"]]["resultProviderMetadata"] = chunk["providerMetadata"]
+        elif kind == "text-delta":
+            parts.append({"type": "text", "text": chunk["delta"]})
     return {"id": chunks[0]["messageId"], "role": "assistant", "parts": parts}
 
 
@@ -175,3 +183,49 @@ def test_degradations_are_shown_as_warning_parts() -> None:
         chunks = chunks_of(chat.sse(user_body(text="Create a 'Design review' event on 2026-12-01 with Ada.")))
     warnings = [c["data"] for c in chunks if c["type"] == "data-warning"]
     assert [(w["toolId"], w["feature"]) for w in warnings] == [("create_event", "strict")]
+
+
+def test_what_a_display_transform_hides_never_reaches_the_browser_but_the_next_turn_has_it() -> None:
+    """A redacted output: the browser sees the redaction; the next turn's request sends the model the real one."""
+    capture = RequestCapture(
+        [
+            anthropic_message(
+                [{"type": "tool_use", "id": "toolu_1", "name": "read_key", "input": {}}],
+                [{"type": "input_json_delta", "partial_json": "{}"}],
+                "tool_use",
+            ),
+            anthropic_message([{"type": "text", "text": ""}], [{"type": "text_delta", "text": "Got it."}], "end_turn"),
+            anthropic_message([{"type": "text", "text": ""}], [{"type": "text_delta", "text": "Again."}], "end_turn"),
+        ]
+    )
+    secret = create_tool(
+        id="read_key",
+        description="Read the deploy key.",
+        execute=lambda args: "sk-live-0123456789abcdef",
+        transform={"display": {"output": lambda output: "[key hidden]"}},
+    )
+
+    def factory() -> Agent:
+        client = get_adapter("anthropic").sdk_client(api_key="k", http_client=capture.client())
+        return Agent(
+            api="anthropic",
+            client=client,
+            model="claude-sonnet-4-6",
+            tools=[secret],
+            request_options={"max_tokens": 64},
+        )
+
+    chat = UIChat(factory)
+    first = user_body(text="Read the key")
+    shown = chunks_of(chat.sse(first))
+    assert "sk-live" not in json.dumps(shown)
+    assistant = as_message(shown)
+    follow_up = {"id": "u2", "role": "user", "parts": [{"type": "text", "text": "And again?"}]}
+    chunks_of(chat.sse({**first, "messages": [*first["messages"], assistant, follow_up]}))
+    results = [
+        c
+        for m in capture.body(2)["messages"]
+        for c in m["content"]
+        if isinstance(c, dict) and c.get("type") == "tool_result"
+    ]
+    assert results[0]["content"] == "sk-live-0123456789abcdef"

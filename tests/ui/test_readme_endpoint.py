@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import anthropic
-import httpx2
 import pytest
 
 from toolwire import create_tool
 from toolwire.testing.capture import RequestCapture
 
-from .conftest import SCOPE, Exchange
+from .conftest import SCOPE, Exchange, anthropic_message
 
 README = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
 
@@ -31,32 +30,12 @@ def snippet() -> str:
     return found.group(1)
 
 
-def sse(*events: dict[str, Any]) -> httpx2.Response:
-    body = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
-    return httpx2.Response(200, content=body.encode(), headers={"content-type": "text/event-stream"})
-
-
-def message(blocks: list[dict[str, Any]], deltas: list[dict[str, Any]], stop: str) -> httpx2.Response:
-    start = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-6", "content": []}
-    start |= {"stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1}}
-    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
-    for index, (block, delta) in enumerate(zip(blocks, deltas, strict=True)):
-        events += [
-            {"type": "content_block_start", "index": index, "content_block": block},
-            {"type": "content_block_delta", "index": index, "delta": delta},
-            {"type": "content_block_stop", "index": index},
-        ]
-    usage = {"output_tokens": 5}
-    events += [{"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": usage}]
-    return sse(*events, {"type": "message_stop"})
-
-
-CALL = message(
+CALL = anthropic_message(
     [{"type": "tool_use", "id": "toolu_1", "name": "delete_file", "input": {}}],
     [{"type": "input_json_delta", "partial_json": '{"path": "notes.txt"}'}],
     "tool_use",
 )
-ANSWER = message([{"type": "text", "text": ""}], [{"type": "text_delta", "text": "Deleted."}], "end_turn")
+ANSWER = anthropic_message([{"type": "text", "text": ""}], [{"type": "text_delta", "text": "Deleted."}], "end_turn")
 
 
 def chunks_of(text: str) -> list[dict[str, Any]]:

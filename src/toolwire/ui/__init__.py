@@ -2,8 +2,9 @@
 
 - `UIChat(agent_factory).respond(request)`: a whole Starlette/FastAPI endpoint (reads the
   `useChat` body, continues paused runs from the browser's answers, streams the reply).
-- `ui_message_chunks(events)` / `aui_message_chunks(events)`: any run's events → one
-  assistant UI message's chunks; `encode_sse` / `aencode_sse`: chunks → SSE bytes;
+- `agent_chunks(agent, prompt)` / `aagent_chunks(...)`: an agent run → one assistant UI
+  message's chunks; `ui_message_chunks(events)` / `aui_message_chunks(events)`: the same from any
+  event stream; `encode_sse` / `aencode_sse`: chunks → SSE bytes;
   `UIMessageStreamResponse` (`toolwire.ui.asgi`, needs `toolwire[ui]`): the ASGI response.
 - `read_chat_request(body)` / `read_ui_messages(messages)`: UIMessage[] → toolwire messages.
 - `toolwire.ui.protocol`: the headers, and the data parts and metadata toolwire adds.
@@ -18,6 +19,7 @@ from ._parts import UIMessageError, UIToolPart
 from .chat import AgentFactory, ChatTurn, UIChat
 from .protocol import UI_MESSAGE_STREAM_HEADERS
 from .reading import ChatRequest, Conversation, DataPartReader, read_chat_request, read_ui_messages
+from .runs import aagent_chunks, agent_chunks
 from .sse import aencode_sse, encode_sse
 from .store import ChatStore, MemoryChatStore
 from .stream import UIMessageStream, aui_message_chunks, new_message_id, ui_message_chunks
@@ -40,7 +42,9 @@ __all__ = [
     "UIMessageStream",
     "UIMessageStreamResponse",
     "UIToolPart",
+    "aagent_chunks",
     "aencode_sse",
+    "agent_chunks",
     "aui_message_chunks",
     "encode_sse",
     "new_message_id",

@@ -44,6 +44,11 @@ class RunAgent:
     # -- facts -------------------------------------------------------------------------------------
 
     @property
+    def messages(self) -> list[Message]:
+        """The conversation as the agent holds it."""
+        return self.agent.messages
+
+    @property
     def tools(self) -> Mapping[str, Tool]:
         """The agent's tools by id."""
         return self.agent.tools
@@ -140,13 +145,13 @@ class RunAgent:
 
     # -- running -----------------------------------------------------------------------------------
 
-    def events(self) -> Generator[Event, None, None]:
-        """The run's events (sync SDK client)."""
-        return cast(Generator[Event, None, None], self.agent.stream(None))
+    def events(self, prompt: Any = None) -> Generator[Event, None, None]:
+        """The run's events (sync SDK client); no prompt continues the loaded conversation."""
+        return cast(Generator[Event, None, None], self.agent.stream(prompt))
 
-    def aevents(self) -> AsyncGenerator[Event, None]:
-        """The run's events (async SDK client)."""
-        return cast(AsyncGenerator[Event, None], self.agent.astream(None))
+    def aevents(self, prompt: Any = None) -> AsyncGenerator[Event, None]:
+        """The run's events (async SDK client); no prompt continues the loaded conversation."""
+        return cast(AsyncGenerator[Event, None], self.agent.astream(prompt))
 
 
 def build_agent(factory: Callable[..., Agent], request: Any) -> Agent:

@@ -25,6 +25,7 @@ from toolwire._hooks import run_sync
 from toolwire.agent import Agent
 from toolwire.events import ToolApprovalRequest
 
+from . import _hidden as hidden
 from . import protocol
 from ._agent import RunAgent, build_agent
 from ._answers import Answer, ChatRequestError, card_press, match_answers
@@ -83,27 +84,27 @@ class UIChat:
         paused = (record or {}).get("paused")
         try:
             if paused is not None and paused.get("messageId") == request.last_assistant_id:
-                return self._continue(request, key, run, paused)
+                return self._continue(request, key, run, record or {})
             if request.last_assistant_id is not None:  # answers to a run that does not wait (any more)
                 raise ChatRequestError(
                     409,
                     f"no run of chat {request.chat_id!r} waits for answers in message "
                     f"{request.last_assistant_id!r} (they were answered already, or the server lost the run)",
                 )
-            run.load(request.conversation.messages)
+            run.load(hidden.restore(request.conversation.messages, (record or {}).get("hidden", {})))
         except ChatRequestError:
             if record is not None:
                 self.store.save(key, record)  # a refused request leaves the run waiting
             raise
-        return ChatTurn(self, request, key, run, message_id=new_message_id())
+        return ChatTurn(self, request, key, run, message_id=new_message_id(), record=record)
 
-    def _continue(self, request: ChatRequest, key: str, run: RunAgent, paused: Mapping[str, Any]) -> ChatTurn:
+    def _continue(self, request: ChatRequest, key: str, run: RunAgent, record: dict[str, Any]) -> ChatTurn:
         """The request answers the saved run (it continues the message that asked)."""
+        paused = record["paused"]
         answers = match_answers(request.conversation, paused)
         run.restore(paused["agent"])
-        turn = ChatTurn(
-            self, request, key, run, message_id=str(paused["messageId"]), issued=dict(paused.get("approvals", {}))
-        )
+        issued = dict(paused.get("approvals", {}))
+        turn = ChatTurn(self, request, key, run, message_id=str(paused["messageId"]), issued=issued, record=record)
         turn.stream.metadata.carry(paused.get("steps", []))
         turn.answer(answers)
         return turn
@@ -161,6 +162,7 @@ class ChatTurn:
         *,
         message_id: str,
         issued: dict[str, dict[str, str]] | None = None,
+        record: dict[str, Any] | None = None,
     ) -> None:
         self.chat = chat
         self.request = request
@@ -168,6 +170,9 @@ class ChatTurn:
         self.run = run
         self.issued = issued or {}
         """Approval ids the browser holds → the runtime's approval id and the call."""
+        self.record = record
+        """The store record this request took (put back if a card refuses its press)."""
+        self.hidden: hidden.Hidden = dict((record or {}).get("hidden", {}))
         self.prelude: list[Chunk] = []
         self._presses: list[Answer] = []
         self._stopped = False
@@ -215,6 +220,8 @@ class ChatTurn:
             except Exception as exc:  # PressError (toolwire.targets needs httpx2, imported lazily)
                 if type(exc).__name__ != "PressError":
                     raise
+                if self.record is not None:
+                    self.chat.store.save(self.key, self.record)  # the card still waits
                 raise ChatRequestError(409, str(exc)) from None
 
     def _status(self, kind: str, tool_call_id: str, status: str) -> None:
@@ -252,18 +259,24 @@ class ChatTurn:
                 yield from self.stream.close()
                 return
         events = self.run.events()
+        finished = False
         try:
-            for event in events:
-                yield from self._warnings()
-                yield from self.stream.feed(event)
-                if self._stopped:
-                    return
-        except Exception as exc:  # the run failed: a safe error for the browser, the details in the log
-            yield from self.stream.fail(exc)
+            try:
+                for event in events:
+                    yield from self._warnings()
+                    yield from self.stream.feed(event)
+                    if self._stopped:
+                        return
+            except Exception as exc:  # the run failed: a safe error for the browser, the details in the log
+                yield from self.stream.fail(exc)
+            finally:
+                events.close()
+            finished = True
+            yield from self._warnings()
+            yield from self.stream.close(paused=self._save(finished))
         finally:
-            events.close()
-        yield from self._warnings()
-        yield from self.stream.close(paused=self._save())
+            if not finished:  # stopped or gone: nothing waits, but what the browser cannot give back is kept
+                self._save(finished)
 
     async def achunks(self) -> AsyncIterator[Chunk]:
         """The assistant message's chunks, running the agent with its async client."""
@@ -271,42 +284,48 @@ class ChatTurn:
             yield chunk
         await self.press_cards()
         events = self.run.aevents()
+        finished = False
         try:
-            async for event in events:
-                for chunk in [*self._warnings(), *self.stream.feed(event)]:
+            try:
+                async for event in events:
+                    for chunk in [*self._warnings(), *self.stream.feed(event)]:
+                        yield chunk
+                    if self._stopped:
+                        return
+            except Exception as exc:  # the run failed: a safe error for the browser, the details in the log
+                for chunk in self.stream.fail(exc):
                     yield chunk
-                if self._stopped:
-                    return
-        except Exception as exc:  # the run failed: a safe error for the browser, the details in the log
-            for chunk in self.stream.fail(exc):
+            finally:
+                await events.aclose()
+            finished = True
+            for chunk in [*self._warnings(), *self.stream.close(paused=self._save(finished))]:
                 yield chunk
         finally:
-            await events.aclose()
-        for chunk in [*self._warnings(), *self.stream.close(paused=self._save())]:
-            yield chunk
+            if not finished:  # stopped or gone: nothing waits, but what the browser cannot give back is kept
+                self._save(finished)
 
     def _warnings(self) -> list[Chunk]:
         found, self.run.degradations[:] = list(self.run.degradations), []
         return [chunk for degradation in found for chunk in self.stream.warn(degradation)]
 
-    def _save(self) -> bool:
-        """Keep the run when it waits for the user; True when it does."""
-        state = self.run.paused_state()
-        if state is None:
-            return False
-        waiting = self.run.waiting()
-        pending = {approval_id for kind, approval_id in waiting.values() if kind == "approval"}
-        record = {
-            "paused": {
+    def _save(self, finished: bool) -> bool:
+        """Keep what the next request needs: the run when it waits for the user (True then), hidden values."""
+        hidden.collect(self.run.messages, self.run.tools, self.hidden)
+        record: dict[str, Any] = {"hidden": self.hidden} if self.hidden else {}
+        state = self.run.paused_state() if finished else None
+        if state is not None:
+            waiting = self.run.waiting()
+            pending = {approval_id for kind, approval_id in waiting.values() if kind == "approval"}
+            record["paused"] = {
                 "agent": state,
                 "messageId": self.stream.message_id,
                 "approvals": {k: v for k, v in self.issued.items() if v["approvalId"] in pending},
                 "calls": {call: kind for call, (kind, _) in waiting.items()},
                 "steps": self.stream.metadata.progress()["steps"],
             }
-        }
-        self.chat.store.save(self.key, record)
-        return True
+        if record:
+            self.chat.store.save(self.key, record)
+        return state is not None
 
 
 def _tool_parts(request: ChatRequest) -> dict[str, str]:

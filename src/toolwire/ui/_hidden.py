@@ -1,0 +1,64 @@
+"""What a display transform keeps from the browser, kept on the server for the next turn.
+
+A tool whose `transform.display` hides its input or output shows the browser a reduced copy, so
+the UI messages cannot give back what the model saw. The bridge keeps those values in the chat's
+store record (`{call id: {"input"?, "output"?}}`, JSON) and puts them back when the conversation
+is read again; the browser never holds them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pydantic_core
+
+from toolwire.messages import AssistantMessage, Message, ToolMessage
+from toolwire.results import ToolCall, ToolResult
+from toolwire.tools import Tool
+
+Hidden = dict[str, dict[str, Any]]
+
+
+def _hides(tool: Tool | None, *phases: str) -> bool:
+    display = tool.transform.display if tool is not None and tool.transform is not None else None
+    return display is not None and any(getattr(display, phase) is not None for phase in phases)
+
+
+def collect(messages: Sequence[Message], tools: Mapping[str, Tool], into: Hidden) -> None:
+    """Record the inputs and results the browser was shown only through a display transform."""
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            for part in message.content:
+                if isinstance(part, ToolCall) and _hides(tools.get(part.tool_name), "input", "input_delta"):
+                    into.setdefault(part.tool_call_id, {})["input"] = pydantic_core.to_jsonable_python(part.input)
+        elif isinstance(message, ToolMessage):
+            for result in message.content:
+                if _hides(tools.get(result.tool_name), "output", "error"):
+                    into.setdefault(result.tool_call_id, {})["output"] = result.output
+
+
+def restore(messages: Sequence[Message], hidden: Mapping[str, Mapping[str, Any]]) -> list[Message]:
+    """The conversation with the kept inputs and results put back."""
+    if not hidden:
+        return list(messages)
+    restored: list[Message] = []
+    for message in messages:
+        if isinstance(message, AssistantMessage):
+            content = tuple(_call(part, hidden) if isinstance(part, ToolCall) else part for part in message.content)
+            message = dataclasses.replace(message, content=content)
+        elif isinstance(message, ToolMessage):
+            message = dataclasses.replace(message, content=tuple(_result(r, hidden) for r in message.content))
+        restored.append(message)
+    return restored
+
+
+def _call(call: ToolCall, hidden: Mapping[str, Mapping[str, Any]]) -> ToolCall:
+    kept = hidden.get(call.tool_call_id, {})
+    return dataclasses.replace(call, input=kept["input"]) if "input" in kept else call
+
+
+def _result(result: ToolResult, hidden: Mapping[str, Mapping[str, Any]]) -> ToolResult:
+    kept = hidden.get(result.tool_call_id, {})
+    return dataclasses.replace(result, output=kept["output"]) if "output" in kept else result

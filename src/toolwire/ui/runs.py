@@ -1,0 +1,64 @@
+"""One agent run as one assistant UI message, for hosts that keep the conversation themselves.
+
+`UIChat` reads requests and keeps paused runs; these only stream a run of an agent you hold:
+what the model read of each result, the run's degradations as warnings, the model facts in the
+metadata, and `paused` in the finish metadata when calls wait (answer them on the agent, then
+stream `prompt=None` into the same message id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+from toolwire.agent import Agent
+
+from ._agent import RunAgent
+from .stream import Chunk, UIMessageStream
+
+
+def _stream(run: RunAgent, settings: dict[str, Any]) -> UIMessageStream:
+    return UIMessageStream(
+        tools=run.tools, client_tools=run.client_tools, tool_result=run.tool_result, **{**run.facts(), **settings}
+    )
+
+
+def _warnings(run: RunAgent, stream: UIMessageStream) -> list[Chunk]:
+    found, run.degradations[:] = list(run.degradations), []
+    return [chunk for degradation in found for chunk in stream.warn(degradation)]
+
+
+def agent_chunks(agent: Agent, prompt: Any = None, **settings: Any) -> Iterator[Chunk]:
+    """The chunks of `agent.stream(prompt)` (sync SDK client); settings are `UIMessageStream`'s."""
+    run = RunAgent(agent, [])
+    stream = _stream(run, settings)
+    yield from stream.start()
+    events = run.events(prompt)
+    try:
+        for event in events:
+            yield from [*_warnings(run, stream), *stream.feed(event)]
+    except Exception as exc:  # the run failed: a safe error for the browser, the details in the log
+        yield from stream.fail(exc)
+    finally:
+        events.close()
+    yield from [*_warnings(run, stream), *stream.close(paused=agent.result().paused)]
+
+
+async def aagent_chunks(agent: Agent, prompt: Any = None, **settings: Any) -> AsyncIterator[Chunk]:
+    """The chunks of `agent.astream(prompt)` (async SDK client)."""
+    run = RunAgent(agent, [])
+    stream = _stream(run, settings)
+    for chunk in stream.start():
+        yield chunk
+    events = run.aevents(prompt)
+    try:
+        async for event in events:
+            for chunk in [*_warnings(run, stream), *stream.feed(event)]:
+                yield chunk
+    except Exception as exc:  # the run failed: a safe error for the browser, the details in the log
+        for chunk in stream.fail(exc):
+            yield chunk
+    finally:
+        await events.aclose()
+    for chunk in [*_warnings(run, stream), *stream.close(paused=agent.result().paused)]:
+        yield chunk

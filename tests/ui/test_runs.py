@@ -1,0 +1,71 @@
+"""An agent run streamed as one UI message without UIChat (sync and async), and the package's layering."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+from toolwire.conformance.cassette import cassette_path, replay_vcr
+from toolwire.conformance.fixtures import ToolLog
+from toolwire.conformance.runner import FAKE_KEY, build_agent
+from toolwire.conformance.scenarios import scenario
+from toolwire.registry import get_adapter
+from toolwire.ui import aagent_chunks, agent_chunks
+
+DEMO = scenario("weather_and_chart")
+
+
+def summary(chunks: list[dict[str, Any]]) -> dict[str, Any]:
+    chart = next(c for c in chunks if c["type"] == "tool-output-available" and "providerMetadata" in c)
+    return {
+        "starts": sum(c["type"] == "start" for c in chunks),
+        "steps": sum(c["type"] == "start-step" for c in chunks),
+        "model read": [p["type"] for p in chart["providerMetadata"]["toolwire"]["modelOutput"]["value"]],
+        "finish": {k: chunks[-1]["messageMetadata"][k] for k in ("finishReason", "usage", "paused", "model")},
+    }
+
+
+EXPECTED = {
+    "starts": 1,
+    "steps": 2,
+    "model read": ["text", "image-data"],
+    "finish": {
+        "finishReason": "stop",
+        "usage": {"inputTokens": 1129, "outputTokens": 179, "totalTokens": 1308, "cachedInputTokens": 0},
+        "paused": False,
+        "model": "claude-sonnet-4-6",
+    },
+}
+
+
+def test_a_sync_agent_run_is_one_message() -> None:
+    """`agent_chunks`: one start, a step per model call, what the model read, usage summed."""
+    with replay_vcr().use_cassette(str(cassette_path("anthropic", DEMO.name))):
+        agent = build_agent("anthropic", DEMO, get_adapter("anthropic").sdk_client(api_key=FAKE_KEY), ToolLog())
+        chunks = list(agent_chunks(agent, DEMO.prompt, message_id="msg_1"))
+    assert chunks[0]["messageId"] == "msg_1"
+    assert summary(chunks) == EXPECTED
+
+
+async def test_an_async_agent_run_is_the_same_message() -> None:
+    """`aagent_chunks` with the SDK's async client."""
+    with replay_vcr().use_cassette(str(cassette_path("anthropic", DEMO.name))):
+        client = get_adapter("anthropic").sdk_client(api_key=FAKE_KEY, asynchronous=True)
+        agent = build_agent("anthropic", DEMO, client, ToolLog())
+        chunks = [c async for c in aagent_chunks(agent, DEMO.prompt)]
+    assert summary(chunks) == EXPECTED
+
+
+def test_importing_the_bridge_does_not_import_starlette() -> None:
+    """Starlette is needed only for the ASGI response (`toolwire[ui]`), imported when asked for."""
+    code = "import sys, toolwire.ui; print('starlette' in sys.modules, 'toolwire.ui' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]
+
+
+def test_the_core_does_not_import_the_bridge() -> None:
+    """The bridge depends on the runtime, never the reverse."""
+    code = "import sys, toolwire, toolwire.agent, toolwire.runtime; print('toolwire.ui' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
