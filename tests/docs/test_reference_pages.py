@@ -31,6 +31,7 @@ PUBLIC_MODULES = (
     "toolwire.codemode",
     "toolwire.targets",
     "toolwire.mcp",
+    "toolwire.ui",
     "toolwire.conformance",
     "toolwire.testing.conformance",
     "toolwire.testing.capture",
