@@ -229,3 +229,14 @@ def test_what_a_display_transform_hides_never_reaches_the_browser_but_the_next_t
         if isinstance(c, dict) and c.get("type") == "tool_result"
     ]
     assert results[0]["content"] == "sk-live-0123456789abcdef"
+
+
+def test_regenerating_a_paused_message_starts_over_with_new_approval_ids(approve_chat: UIChat) -> None:
+    """`regenerate()` drops the paused message: a new run asks again, the old approval id is dead."""
+    body = user_body()
+    first = paused(approve_chat, body)
+    again = as_message(chunks_of(approve_chat.sse({**body, "trigger": "regenerate-message"})))
+    assert again["id"] != first["id"]
+    assert again["parts"][1]["approval"]["id"] != first["parts"][1]["approval"]["id"]
+    with pytest.raises(ChatRequestError):
+        approve_chat.prepare(answer(body, first, approved=True))

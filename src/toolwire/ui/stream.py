@@ -13,7 +13,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from toolwire.compat import Degradation
 from toolwire.events import (
@@ -141,6 +141,8 @@ class UIMessageStream:
                 self.metadata.run_finish(event.finish_reason, event.usage)
             case Error():
                 out.append({"type": "error", "errorText": safe_error_text(event.error_text)})
+            case _:
+                assert_never(event)
         return out
 
     def warn(self, degradation: Degradation) -> list[Chunk]:
