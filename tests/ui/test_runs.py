@@ -69,3 +69,17 @@ def test_the_core_does_not_import_the_bridge() -> None:
     code = "import sys, toolwire, toolwire.agent, toolwire.runtime; print('toolwire.ui' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_the_asgi_response_without_starlette_names_the_extra() -> None:
+    """Without Starlette, asking for the response says `pip install 'toolwire[ui]'`."""
+    code = (
+        "import sys\nsys.modules['starlette'] = None\n"
+        "from toolwire.ui import encode_sse\n"
+        "try:\n    from toolwire.ui import UIMessageStreamResponse\n"
+        "except ImportError as exc:\n    print(type(exc).__name__, exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == (
+        "MissingExtraError toolwire.ui's ASGI response needs starlette: pip install 'toolwire[ui]'"
+    )

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from toolwire._extras import optional_imports
+
 from ._answers import ChatRequestError
 from ._parts import UIMessageError, UIToolPart
 from .chat import AgentFactory, ChatTurn, UIChat
@@ -57,9 +59,7 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     """`UIMessageStreamResponse` imports Starlette, only when asked for."""
     if name == "UIMessageStreamResponse":
-        try:
+        with optional_imports("toolwire.ui's ASGI response", "ui"):
             from .asgi import UIMessageStreamResponse
-        except ImportError as exc:  # pragma: no cover - starlette is installed wherever tests run
-            raise ImportError("toolwire.ui's ASGI response needs starlette: pip install 'toolwire[ui]'") from exc
         return UIMessageStreamResponse
     raise AttributeError(f"module 'toolwire.ui' has no attribute {name!r}")

@@ -21,6 +21,7 @@ import secrets
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
+from toolwire._extras import optional_imports
 from toolwire._hooks import run_sync
 from toolwire.agent import Agent
 from toolwire.events import ToolApprovalRequest
@@ -112,10 +113,15 @@ class UIChat:
     # -- serving -------------------------------------------------------------------------------
 
     async def respond(self, request: Request) -> Response:
-        """The Starlette/FastAPI response to a `useChat` POST: the stream, or a JSON error."""
-        from starlette.responses import JSONResponse
+        """The Starlette/FastAPI response to a `useChat` POST: the stream, or a JSON error.
 
-        from .asgi import UIMessageStreamResponse
+        Raises:
+            MissingExtraError: Starlette is not installed (`pip install 'toolwire[ui]'`).
+        """
+        with optional_imports("UIChat.respond", "ui"):
+            from starlette.responses import JSONResponse
+
+            from .asgi import UIMessageStreamResponse
 
         try:
             body = await request.json()
