@@ -46,6 +46,7 @@ from toolwire.ui import MemoryChatStore, UIChat
 HARNESS = Path(__file__).parent / "node"
 APIS = ("openai-chat", "openai-responses", "anthropic", "gemini")
 _STAMP = ".toolwire-installed"
+CARD_KEY = b"toolwire-ui-tests-card-key-0123456789"
 WEATHER = {"city": "Paris", "temperature": 18, "unit": "celsius", "conditions": "sunny"}
 
 
@@ -207,7 +208,8 @@ def _card_weather(log: ToolLog) -> Tool:
         card = {"type": "action_required", "title": "Confirm the city", "description": "Paris, France?"}
         return {**card, "elements": [button]}
 
-    host = TargetHost(builtins={"weather": ask})
+    # Every request builds its agent afresh: one card key lets a later request press the card.
+    host = TargetHost(builtins={"weather": ask}, card_key=CARD_KEY)
     return create_tool(
         id="get_weather",
         description="Get the current weather for a city.",
