@@ -182,7 +182,7 @@ def node() -> Node:
 
 
 def _suspending_weather(log: ToolLog) -> Tool:
-    """get_weather that first asks which unit (suspends), then answers like the fixture."""
+    """get_weather that first asks which unit (suspends; the answer must name one), then answers like the fixture."""
 
     def execute(value: WeatherInput, context: ToolContext) -> dict[str, Any]:
         if context.resume_data is None:
@@ -190,10 +190,12 @@ def _suspending_weather(log: ToolLog) -> Tool:
         log.calls.append(("get_weather", {**value.model_dump(), "unit": context.resume_data["unit"]}))
         return {**WEATHER, "unit": context.resume_data["unit"]}
 
+    unit = {"type": "string", "enum": ["celsius", "fahrenheit"]}
     return create_tool(
         id="get_weather",
         description="Get the current weather for a city.",
         input_schema=WeatherInput,
+        resume_schema={"type": "object", "properties": {"unit": unit}, "required": ["unit"]},
         execute=execute,
     )
 

@@ -93,7 +93,7 @@ class TestPausedRuns:
         """The stream asks with a random id; the store keeps the run under the chat id."""
         chunks = chunks_of(approve_chat.sse(user_body()))
         request = next(c for c in chunks if c["type"] == "tool-approval-request")
-        assert re.fullmatch(r"approval_[A-Za-z0-9_-]{32}", request["approvalId"])
+        assert re.fullmatch(r"approval_[A-Za-z0-9_-]{22}", request["approvalId"])
         assert chunks[-1]["messageMetadata"]["paused"] is True
         assert len(approve_chat.store) == 1  # type: ignore[arg-type]
 
@@ -103,7 +103,7 @@ class TestPausedRuns:
         message = paused(approve_chat, body)
         chunks = chunks_of(approve_chat.sse(answer(body, message, approved=True)))
         assert chunks[0]["messageId"] == message["id"]
-        assert [c["type"] for c in chunks][1] == "tool-output-available"
+        assert [c["type"] for c in chunks][1:3] == ["tool-approval-response", "tool-output-available"]
         assert len(approve_chat.store) == 0  # type: ignore[arg-type]
 
     def test_an_approval_id_never_issued_is_refused_and_the_run_still_waits(self, approve_chat: UIChat) -> None:
@@ -240,3 +240,20 @@ def test_regenerating_a_paused_message_starts_over_with_new_approval_ids(approve
     assert again["parts"][1]["approval"]["id"] != first["parts"][1]["approval"]["id"]
     with pytest.raises(ChatRequestError):
         approve_chat.prepare(answer(body, first, approved=True))
+
+
+def test_a_browser_side_tool_cannot_answer_with_an_error() -> None:
+    """The runtime takes a supplied output only: an `output-error` for a browser-side call is refused (400)."""
+    chat = UIChat(lambda request: scenario_agent("openai-chat", "weather_and_chart", "sync", "client", request.chat_id))
+    body = user_body(text="What's the weather in Paris? Draw me the temperature chart too.")
+    with replay_vcr().use_cassette(str(cassette_path("openai-chat", "weather_and_chart")), allow_playback_repeats=True):
+        message = paused(chat, body)
+    chart = next(p for p in message["parts"] if p.get("type") == "tool-make_chart")
+    chart.update(state="output-error", errorText="the canvas crashed")
+    with pytest.raises(ChatRequestError) as caught:
+        chat.prepare({**body, "messages": [*body["messages"], message]})
+    assert (caught.value.status, caught.value.message) == (
+        400,
+        f"tool call {chart['toolCallId']!r} is answered with its output: "
+        "send an output (`addToolOutput`), not an error",
+    )

@@ -84,7 +84,10 @@ async def test_the_readme_endpoint_serves_an_approval_round_trip(monkeypatch: py
     await app(SCOPE, second.receive, second.send)
     answered = chunks_of(second.text)
     assert answered[0]["messageId"] == asked[0]["messageId"]
-    assert answered[1] == {"type": "tool-output-available", "toolCallId": "toolu_1", "output": "deleted notes.txt"}
+    assert answered[1:3] == [
+        {"type": "tool-approval-response", "approvalId": request["approvalId"], "approved": True},
+        {"type": "tool-output-available", "toolCallId": "toolu_1", "output": "deleted notes.txt"},
+    ]
     assert [c["delta"] for c in answered if c["type"] == "text-delta"] == ["Deleted."]
     assert answered[-1]["finishReason"] == "stop"
     assert capture.body(1)["messages"][-1]["content"][0]["content"] == "deleted notes.txt"

@@ -69,6 +69,17 @@ def flows(node: Node, scenario_server: ScenarioServer) -> dict[str, Any]:
             "output": {"unit": "celsius"},
         },
         {
+            "id": "suspend-refused",
+            "kind": "answerData",
+            "url": url("openai-chat", "weather_and_chart", "async", "suspend"),
+            "chatId": "suspend-refused",
+            "prompt": PROMPT,
+            "dataPart": "data-tool-suspended",
+            "answer": "resume",
+            "refusedOutput": {"unit": "kelvin"},
+            "output": {"unit": "celsius"},
+        },
+        {
             "id": "card",
             "kind": "answerData",
             "url": url("gemini", "weather_and_chart", "async", "card"),
@@ -106,7 +117,7 @@ def test_an_approval_request_carries_an_unguessable_id(flows: dict[str, Any], ap
     """The paused message asks for approval with a random id; the other call already ran."""
     flow = flows[f"approve/{api}"]
     assert flow["asked"]["state"] == "approval-requested"
-    assert re.fullmatch(r"approval_[A-Za-z0-9_-]{32}", flow["asked"]["approval"]["id"])
+    assert re.fullmatch(r"approval_[A-Za-z0-9_-]{22}", flow["asked"]["approval"]["id"])
     assert tool_part(flow["paused"], "make_chart")["state"] == "output-available"
     assert flow["paused"]["metadata"]["paused"] is True
 
@@ -152,7 +163,12 @@ def test_a_denied_call_ends_denied_without_asking_the_model(flows: dict[str, Any
     assert_clean(flow)
     weather = tool_part(flow["messages"][1], "get_weather")
     assert weather["state"] == "output-denied"
-    assert weather["approval"] == {"id": flow["asked"]["approval"]["id"], "approved": False, "reason": "Not now"}
+    assert weather["approval"] == {
+        "id": flow["asked"]["approval"]["id"],
+        "approved": False,
+        "reason": "Not now",
+        "descriptor": {"city": "Paris"},
+    }
     assert model_calls(flow["messages"][1]) == 1
 
 
@@ -201,3 +217,20 @@ def test_a_card_press_resumes_the_target_call(flows: dict[str, Any]) -> None:
     assert shown["data"]["status"] == "answered"
     assert model_calls(message) == 2
     assert flow["replayed"]["status"] == 409
+
+
+def test_resume_data_the_tool_refuses_leaves_the_call_waiting_with_the_reason(flows: dict[str, Any]) -> None:
+    """Kelvin fails the resume schema: the part waits again and says why; celsius then resumes it."""
+    flow = flows["suspend-refused"]
+    assert flow["errors"] == []
+    assert flow["statuses"] == [200, 200, 200]
+    refused = flow["refused"]
+    assert tool_part(refused, "get_weather")["state"] == "input-available"
+    suspended = next(p for p in refused["parts"] if p["type"] == "data-tool-suspended")
+    assert suspended["data"]["status"] == "suspended"
+    assert "kelvin" in suspended["data"]["errorText"]
+    assert refused["metadata"]["paused"] is True
+    message = flow["messages"][1]
+    assert tool_part(message, "get_weather")["output"] == WEATHER
+    assert "errorText" not in next(p for p in message["parts"] if p["type"] == "data-tool-suspended")["data"]
+    assert message["metadata"]["finishReason"] == "stop"

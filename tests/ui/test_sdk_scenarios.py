@@ -16,7 +16,7 @@ import pytest
 from toolwire.conformance.cassette import cassette_path, events_path, replay_vcr
 from toolwire.conformance.fixtures import ToolLog
 from toolwire.conformance.runner import FAKE_KEY, _expected_events, _run_agent, build_agent
-from toolwire.conformance.scenarios import scenario
+from toolwire.conformance.scenarios import DEFAULT_MODELS, scenario
 from toolwire.messages import AssistantMessage, message_to_dict
 from toolwire.registry import get_adapter
 from toolwire.ui import read_ui_messages
@@ -161,7 +161,7 @@ def test_the_message_metadata_sums_usage_over_steps(sdk_results: dict[str, Any],
     finish = [e for step in steps for e in step if e["type"] == "finish"]
     step_finishes = [e for step in steps for e in step if e["type"] == "finish-step"]
     assert metadata["api"] == api
-    assert metadata["model"] == build_agent(api, scenario(name), None, ToolLog()).model
+    assert metadata["model"] == scenario(name).models.get(api, DEFAULT_MODELS[api])
     assert [s.get("finishReason") for s in metadata["steps"]] == [e["finishReason"] for e in step_finishes]
     if finish:
         assert metadata["finishReason"] == finish[-1]["finishReason"]

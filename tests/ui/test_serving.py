@@ -8,6 +8,7 @@ import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
+import pytest
 from starlette.requests import Request
 
 from toolwire.agent import Agent
@@ -15,6 +16,7 @@ from toolwire.conformance.cassette import cassette_path, replay_vcr
 from toolwire.conformance.fixtures import WeatherInput
 from toolwire.conformance.runner import FAKE_KEY
 from toolwire.registry import get_adapter
+from toolwire.runtime import ToolContext
 from toolwire.tools import create_tool
 from toolwire.ui import UIChat, UIMessageStreamResponse, aencode_sse, encode_sse
 from toolwire.ui.protocol import UI_MESSAGE_STREAM_HEADERS
@@ -100,14 +102,13 @@ class TestResponse:
         assert seen == ["left", "closed"]
 
 
-def _hanging_weather(started: asyncio.Event, outcome: list[str]) -> Any:
-    async def execute(value: WeatherInput) -> dict[str, Any]:
+def _hanging_weather(started: threading.Event, outcome: list[str]) -> Any:
+    """A sync weather tool that waits until its abort signal fires (or gives up after 5 s)."""
+
+    def execute(value: WeatherInput, context: ToolContext) -> dict[str, Any]:
         started.set()
-        try:
-            await asyncio.Event().wait()
-        except asyncio.CancelledError:
-            outcome.append("the tool was cancelled")
-            raise
+        aborted = context.abort_signal.wait(5)
+        outcome.append(f"the tool saw its abort signal: {context.abort_signal.reason}" if aborted else "never aborted")
         return {}
 
     return create_tool(
@@ -115,38 +116,43 @@ def _hanging_weather(started: asyncio.Event, outcome: list[str]) -> Any:
     )
 
 
-async def test_a_client_that_leaves_aborts_the_agent_run_and_its_tool() -> None:
-    """UIChat.respond: the browser goes away while a tool runs; the tool is cancelled, nothing is saved."""
-    started, outcome = asyncio.Event(), []
-    body = {
-        "id": "c",
-        "trigger": "submit-message",
-        "messages": [{"id": "u", "role": "user", "parts": [{"type": "text", "text": "What is the weather in Paris?"}]}],
-    }
+BODY = {
+    "id": "c",
+    "trigger": "submit-message",
+    "messages": [{"id": "u", "role": "user", "parts": [{"type": "text", "text": "What is the weather in Paris?"}]}],
+}
+
+
+@pytest.mark.parametrize("asynchronous", [True, False], ids=["async client", "sync client"])
+async def test_a_client_that_leaves_aborts_the_agent_run_and_its_tool(asynchronous: bool) -> None:
+    """UIChat.respond: the browser goes away while a tool runs; the tool's abort signal fires, nothing is saved."""
+    started, outcome = threading.Event(), []
 
     def factory() -> Agent:
-        client = get_adapter("anthropic").sdk_client(api_key=FAKE_KEY, asynchronous=True)
+        client = get_adapter("anthropic").sdk_client(api_key=FAKE_KEY, asynchronous=asynchronous)
+        tools = [_hanging_weather(started, outcome)]
         return Agent(
-            api="anthropic",
-            client=client,
-            model="claude-sonnet-4-6",
-            tools=[_hanging_weather(started, outcome)],
-            request_options={"max_tokens": 1024},
+            api="anthropic", client=client, model="claude-sonnet-4-6", tools=tools, request_options={"max_tokens": 1024}
         )
 
     chat = UIChat(factory)
-    exchange = Exchange(json.dumps(body).encode())
+    exchange = Exchange(json.dumps(BODY).encode())
     with replay_vcr().use_cassette(str(cassette_path("anthropic", "single_call"))):
         response = await chat.respond(Request(SCOPE, exchange.receive))
 
         async def leave_when_the_tool_runs() -> None:
-            await started.wait()
+            while not started.is_set():
+                await asyncio.sleep(0.01)
             exchange.leave.set()
 
         await asyncio.wait_for(
             asyncio.gather(response(SCOPE, exchange.receive, exchange.send), leave_when_the_tool_runs()), 10
         )
-    assert outcome == ["the tool was cancelled"]
+        for _ in range(500):  # a sync tool answers from its worker thread
+            if outcome:
+                break
+            await asyncio.sleep(0.01)
+    assert outcome == ["the tool saw its abort signal: the browser went away"]
     assert '"type":"tool-input-available"' in exchange.text
     assert "[DONE]" not in exchange.text
     assert len(chat.store) == 0

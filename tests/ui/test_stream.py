@@ -9,6 +9,7 @@ import pytest
 
 from toolwire.compat import Degradation
 from toolwire.events import (
+    Abort,
     Error,
     Finish,
     FinishStep,
@@ -19,11 +20,14 @@ from toolwire.events import (
     TextEnd,
     TextStart,
     ToolApprovalRequest,
+    ToolApprovalResponse,
     ToolInputAvailable,
     ToolInputError,
     ToolInputStart,
     ToolOutputAvailable,
     ToolOutputError,
+    ToolResumed,
+    ToolResumeError,
     ToolSuspended,
     Usage,
 )
@@ -292,14 +296,28 @@ class TestTools:
             },
         ]
 
-    def test_approval_ids_are_replaced_by_the_callers_ids(self) -> None:
-        """The browser gets the id the bridge issued, never the runtime's own."""
+    def test_an_approval_request_shows_what_the_approver_decides_on(self) -> None:
+        """`approvalDescriptor`: the call's input after the display `approval` transform."""
         found = chunks(
-            [ToolApprovalRequest(approval_id="approval_c1", tool_call_id="c1")],
+            [ToolApprovalRequest(approval_id="approval_x", tool_call_id="c1", approval_descriptor={"path": "a.txt"})],
             known_calls={"c1": "delete"},
-            approval_id=lambda event: "approval_public",
         )
-        assert found[1] == {"type": "tool-approval-request", "approvalId": "approval_public", "toolCallId": "c1"}
+        assert found[1] == {
+            "type": "tool-approval-request",
+            "approvalId": "approval_x",
+            "toolCallId": "c1",
+            "approvalDescriptor": {"path": "a.txt"},
+        }
+
+    def test_an_approval_answer_is_echoed(self) -> None:
+        """The runtime's `tool-approval-response` (a denial keeps its reason)."""
+        found = chunks([ToolApprovalResponse(approval_id="approval_x", approved=False, reason="No")])
+        assert found[1] == {
+            "type": "tool-approval-response",
+            "approvalId": "approval_x",
+            "approved": False,
+            "reason": "No",
+        }
 
     def test_background_tools_report_their_task(self) -> None:
         """A tool declared with `background` gets running, then done."""
@@ -348,6 +366,66 @@ class TestSuspensions:
             [ToolSuspended(tool_call_id="c1", payload={})], known_calls={"c1": "pick"}, client_tools={"pick"}
         )
         assert types(found) == ["start", "finish"]
+
+
+SUSPENDED: dict[str, dict[str, Any]] = {
+    "c1": {
+        "type": "data-tool-suspended",
+        "data": {"toolCallId": "c1", "toolName": "ask", "payload": {"q": "Unit?"}, "status": "suspended"},
+    }
+}
+
+
+class TestResumes:
+    def test_a_resumed_call_updates_its_suspension_part(self) -> None:
+        """The part shown while it waited now says `resumed` (and what it was resumed with, when shown)."""
+        found = chunks(
+            [ToolResumed(tool_call_id="c1", payload={"unit": "C"})],
+            known_calls={"c1": "ask"},
+            suspensions=SUSPENDED,
+        )
+        assert found[1] == {
+            "type": "data-tool-suspended",
+            "id": "c1",
+            "data": {
+                "toolCallId": "c1",
+                "toolName": "ask",
+                "payload": {"q": "Unit?"},
+                "status": "resumed",
+                "resumeData": {"unit": "C"},
+            },
+        }
+
+    def test_refused_resume_data_puts_the_call_back_to_waiting(self) -> None:
+        """The browser marked the call answered; it still waits: its part waits again, with the reason."""
+        found = chunks(
+            [ToolResumeError(tool_call_id="c1", error_text="unit must be C or F")],
+            known_calls={"c1": "ask"},
+            known_inputs={"c1": {"city": "Paris"}},
+            suspensions=SUSPENDED,
+        )
+        assert found[1:3] == [
+            {"type": "tool-input-available", "toolCallId": "c1", "toolName": "ask", "input": {"city": "Paris"}},
+            {
+                "type": "data-tool-suspended",
+                "id": "c1",
+                "data": {
+                    "toolCallId": "c1",
+                    "toolName": "ask",
+                    "payload": {"q": "Unit?"},
+                    "status": "suspended",
+                    "errorText": "unit must be C or F",
+                },
+            },
+        ]
+
+
+class TestAbort:
+    def test_an_aborted_run_ends_with_the_protocols_abort(self) -> None:
+        """Open parts and the step close, then `abort` with the reason; no `finish` follows."""
+        found = chunks([StartStep(), TextStart(id="0"), Abort(reason="the browser went away")])
+        assert types(found) == ["start", "start-step", "text-start", "text-end", "finish-step", "abort"]
+        assert found[-1] == {"type": "abort", "reason": "the browser went away"}
 
 
 class TestErrors:

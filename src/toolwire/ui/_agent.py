@@ -1,16 +1,13 @@
 """Everything the UI bridge needs from `Agent`, in one place, through its public API.
 
-Loading a conversation, pausing and continuing (`export_state`/`import_state`, `approve`,
-`deny`, `resume`), card presses (`toolwire.targets.press` on `agent.toolbox`, its result handed
-back to the paused turn through the exported state), browser-side tools (a tool without
-`execute` becomes one that suspends until the browser answers), the degradations of a run,
-and what the model read of each result.
+Loading a conversation (`messages`), pausing and continuing (`export_state`/`import_state`,
+`approve`, `deny`, `resume`, `supply_output`), card presses (`toolwire.targets.press` on
+`agent.toolbox`: the runtime hands the result to the paused turn), the run's abort signal,
+its degradations (`warnings`, each once) and what the model read of each result.
 """
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import inspect
 from collections.abc import AsyncGenerator, Callable, Generator, Mapping, Sequence
 from typing import Any, Literal, cast
@@ -18,28 +15,31 @@ from typing import Any, Literal, cast
 from toolwire.agent import Agent
 from toolwire.compat import Degradation
 from toolwire.events import Event
-from toolwire.exceptions import ToolError
-from toolwire.messages import Message, SystemMessage, ToolMessage, message_to_dict
+from toolwire.exceptions import ApprovalError, ResumeError
+from toolwire.messages import Message, SystemMessage, ToolMessage
 from toolwire.results import ToolResult
-from toolwire.runtime import ToolContext
+from toolwire.runtime import AbortSignal
 from toolwire.tools import Tool
 
 from .protocol import is_card
 
 CallKind = Literal["approval", "suspended", "card", "client"]
-BROWSER_SUSPENSION = {"awaiting": "browser"}
-"""The suspension payload of a browser-side call (the browser answers with `addToolOutput`)."""
+
+
+class AnswerRefused(Exception):
+    """The agent refused an answer (a stale approval, a call that does not wait); the message says why."""
 
 
 class RunAgent:
     """One request's agent, prepared for the UI bridge."""
 
-    def __init__(self, agent: Agent, degradations: list[Degradation]) -> None:
+    def __init__(self, agent: Agent) -> None:
         self.agent = agent
-        self.degradations = degradations
-        """Degradations of this run, in order; the stream drains them."""
-        self.client_tools = _browser_side(agent)
-        _record_degradations(agent, degradations)
+        self.signal = AbortSignal()
+        """Aborted when the browser goes away: the provider stream closes and tools see it."""
+        self._warned = len(agent.warnings)
+        self.client_tools = frozenset(name for name, tool in agent.tools.items() if tool.execute is None)
+        """Tools without `execute`: the browser runs them and supplies their output."""
 
     # -- facts -------------------------------------------------------------------------------------
 
@@ -58,9 +58,14 @@ class RunAgent:
         return {"model": self.agent.model, "api": self.agent.adapter.api, "provider": self.agent.adapter.provider}
 
     def is_async(self) -> bool:
-        """Whether the agent's SDK client is an async one (`astream`), else `stream` runs in a thread."""
-        client = self.agent.client
-        return type(client).__name__.startswith("Async") or hasattr(client, "aio")
+        """Whether to drive the agent with `astream` (an async or dual SDK client); else `stream` in a thread."""
+        return self.agent.adapter.client_mode(self.agent.client) != "sync"
+
+    def new_warnings(self) -> list[Degradation]:
+        """Degradations met since the last call (the agent reports each once)."""
+        found = self.agent.warnings
+        new, self._warned = found[self._warned :], len(found)
+        return new
 
     def tool_result(self, tool_call_id: str) -> ToolResult | None:
         """The result the model read (or will read) for a call run by this agent."""
@@ -78,15 +83,15 @@ class RunAgent:
     # -- conversation ------------------------------------------------------------------------------
 
     def load(self, history: Sequence[Message]) -> None:
-        """Start from this conversation (the agent's own instructions first)."""
-        messages = list(history)
-        if self.agent.instructions and not (messages and isinstance(messages[0], SystemMessage)):
-            messages.insert(0, SystemMessage(content=self.agent.instructions))
-        self.agent.import_state({"messages": [message_to_dict(m) for m in messages]})
+        """Start from this conversation, after the agent's own instructions."""
+        instructions = [m for m in self.agent.messages if isinstance(m, SystemMessage)]
+        self.agent.messages = [*instructions, *history]
+        self._warned = len(self.agent.warnings)
 
     def restore(self, state: Mapping[str, Any]) -> None:
-        """Continue from a paused run's exported state."""
+        """Continue from a paused run's exported state (its degradations were shown already)."""
         self.agent.import_state(state)
+        self._warned = len(self.agent.warnings)
 
     def paused_state(self) -> dict[str, Any] | None:
         """The exported state when the run waits for answers, else None."""
@@ -99,33 +104,51 @@ class RunAgent:
         for request in result.pending_approvals:
             calls[request.call.tool_call_id] = ("approval", request.approval_id)
         for suspension in result.suspended:
-            if suspension.tool_name in self.client_tools:
-                calls[suspension.tool_call_id] = ("client", None)
-            elif is_card(suspension.payload):
-                calls[suspension.tool_call_id] = ("card", None)
-            else:
-                calls[suspension.tool_call_id] = ("suspended", None)
+            calls[suspension.tool_call_id] = ("card" if is_card(suspension.payload) else "suspended", None)
+        for call in result.awaiting_outputs:
+            calls[call.tool_call_id] = ("client", None)
         return calls
 
     # -- answers -----------------------------------------------------------------------------------
 
     def approve(self, approval_id: str, approved: bool, reason: str | None) -> None:
-        """The user's answer to an approval request."""
-        if approved:
-            self.agent.approve(approval_id)
-        else:
-            self.agent.deny(approval_id, reason)
+        """The user's answer to an approval request.
+
+        Raises:
+            AnswerRefused: the approval id does not wait (forged, stale, already answered).
+        """
+        try:
+            if approved:
+                self.agent.approve(approval_id)
+            else:
+                self.agent.deny(approval_id, reason)
+        except ApprovalError as exc:
+            raise AnswerRefused(str(exc)) from None
 
     def resume(self, tool_call_id: str, resume_data: Any) -> None:
-        """Resume data for a suspended call."""
-        self.agent.resume(tool_call_id, resume_data)
+        """Resume data for a suspended call (the run refuses data failing its schema, and stays paused).
 
-    def client_output(self, tool_call_id: str, output: Any, error_text: str | None) -> None:
-        """The browser's output (or error) for a browser-side call."""
-        self.agent.resume(tool_call_id, {"errorText": error_text} if error_text is not None else {"output": output})
+        Raises:
+            AnswerRefused: the call is not suspended.
+        """
+        try:
+            self.agent.resume(tool_call_id, resume_data)
+        except ResumeError as exc:
+            raise AnswerRefused(str(exc)) from None
+
+    def client_output(self, tool_call_id: str, output: Any) -> None:
+        """The browser's output for a call to a tool without `execute`.
+
+        Raises:
+            AnswerRefused: the call does not wait for an output.
+        """
+        try:
+            self.agent.supply_output(tool_call_id, output)
+        except ResumeError as exc:
+            raise AnswerRefused(str(exc)) from None
 
     async def press(self, tool_call_id: str, button_id: str | None, card_id: str) -> None:
-        """Press (or, without a button, dismiss) a card; its result joins the paused turn.
+        """Press (or, without a button, dismiss) a card; the runtime gives its result to the paused turn.
 
         Raises:
             toolwire.targets.PressError: the press is refused (see `toolwire.targets.press`).
@@ -134,24 +157,25 @@ class RunAgent:
 
         toolbox = self.agent.toolbox
         context = toolbox.request_context
+        messages = self.agent.messages
         if button_id is None:
-            outcome = await dismiss(toolbox, tool_call_id, card_id=card_id, request_context=context)
+            await dismiss(toolbox, tool_call_id, card_id=card_id, request_context=context, messages=messages)
         else:
-            outcome = await press(toolbox, tool_call_id, button_id, card_id=card_id, request_context=context)
-        if isinstance(outcome, ToolResult):
-            state = self.agent.export_state()
-            state["turn"]["results"].append(outcome.to_dict())
-            self.agent.import_state(state)
+            await press(toolbox, tool_call_id, button_id, card_id=card_id, request_context=context, messages=messages)
 
     # -- running -----------------------------------------------------------------------------------
 
     def events(self, prompt: Any = None) -> Generator[Event, None, None]:
         """The run's events (sync SDK client); no prompt continues the loaded conversation."""
-        return cast(Generator[Event, None, None], self.agent.stream(prompt))
+        return cast(Generator[Event, None, None], self.agent.stream(prompt, abort=self.signal))
 
     def aevents(self, prompt: Any = None) -> AsyncGenerator[Event, None]:
         """The run's events (async SDK client); no prompt continues the loaded conversation."""
-        return cast(AsyncGenerator[Event, None], self.agent.astream(prompt))
+        return cast(AsyncGenerator[Event, None], self.agent.astream(prompt, abort=self.signal))
+
+    def abort(self, reason: str) -> None:
+        """Stop the run: the provider stream closes, running tools see their abort signal."""
+        self.signal.abort(reason)
 
 
 def build_agent(factory: Callable[..., Agent], request: Any) -> Agent:
@@ -164,47 +188,3 @@ def build_agent(factory: Callable[..., Agent], request: Any) -> Agent:
     if not isinstance(agent, Agent):
         raise TypeError(f"the agent factory must return a toolwire Agent, got {type(agent).__name__}")
     return agent
-
-
-def _browser_side(agent: Agent) -> frozenset[str]:
-    """Tools without `execute` run in the browser: they suspend until `addToolOutput` answers."""
-    names = frozenset(name for name, tool in agent.tools.items() if tool.execute is None)
-    for name in names:
-        waiting = dataclasses.replace(agent.tools[name], execute=_answered_by_browser)
-        agent.tools[name] = waiting
-        agent.toolbox.tools[name] = waiting
-    return names
-
-
-def _answered_by_browser(input: Any, context: ToolContext) -> Any:
-    answer = context.resume_data
-    if not isinstance(answer, Mapping):
-        context.suspend(BROWSER_SUSPENSION)
-    if answer.get("errorText") is not None:
-        raise ToolError(str(answer["errorText"]))
-    return answer.get("output")
-
-
-def _record_degradations(agent: Agent, sink: list[Degradation]) -> None:
-    """Every degradation the agent's adapter records in this run also lands in `sink`.
-
-    The adapter reports them only through `warnings` (process-wide, so unusable per request);
-    a copy of it whose `degrade` and `encode_tools` also append to this run's list does.
-    """
-    adapter = copy.copy(agent.adapter)
-    original_degrade = type(adapter).degrade
-    original_encode = type(adapter).encode_tools
-
-    def degrade(degradations: list[Degradation], feature: str, action: str, tool_id: str | None = None) -> None:
-        before = len(degradations)
-        original_degrade(adapter, degradations, feature, action, tool_id)
-        sink.extend(degradations[before:])
-
-    def encode_tools(*args: Any, **kwargs: Any) -> Any:
-        encoded = original_encode(adapter, *args, **kwargs)
-        sink.extend(encoded.warnings)
-        return encoded
-
-    adapter.degrade = degrade  # type: ignore[method-assign]
-    adapter.encode_tools = encode_tools  # type: ignore[method-assign]
-    agent.adapter = adapter

@@ -1,14 +1,15 @@
 """Matching the browser's answers against what the paused run waits for.
 
 An answer is accepted only for a call the saved run waits on, of the kind it waits for: an
-approval decision carrying an approval id this server issued for that very call; an output
-for a browser-side call; resume data for a suspended call; a button (or a dismissal) for a
-card. Anything else is refused with a `ChatRequestError` that says what is wrong, and nothing
-of the saved run is used.
+approval decision carrying the approval id the runtime issued for that very call (random and
+single-use); an output for a browser-side call; resume data for a suspended call; a button
+(or a dismissal) for a card. Anything else is refused with a `ChatRequestError` that says what
+is wrong, and nothing of the saved run is used.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +35,7 @@ class Answer:
     kind: CallKind
     part: UIToolPart
     approval_id: str | None = None
-    """The runtime's approval id (never the one the browser holds)."""
+    """The runtime's approval id the answer quotes."""
 
 
 def match_answers(conversation: Conversation, paused: Mapping[str, Any]) -> list[Answer]:
@@ -43,33 +44,30 @@ def match_answers(conversation: Conversation, paused: Mapping[str, Any]) -> list
     Raises:
         ChatRequestError: an unknown, replayed or forged answer, or no answer at all.
     """
-    approvals: Mapping[str, Mapping[str, str]] = paused.get("approvals", {})
-    kinds: Mapping[str, CallKind] = paused.get("calls", {})
+    waiting: Mapping[str, tuple[CallKind, str | None]] = {k: tuple(v) for k, v in paused.get("calls", {}).items()}
     answers: list[Answer] = []
     for part in conversation.last_step:
-        kind = kinds.get(part.tool_call_id)
+        kind, approval_id = waiting.get(part.tool_call_id, (None, None))
         if part.state == "approval-responded":
-            answers.append(_approval(part, kind, approvals))
+            answers.append(_approval(part, kind, approval_id))
         elif part.state in ("output-available", "output-error") and kind is not None:
             answers.append(_output(part, kind))
         # Other parts are calls the server ran itself: their results are in the saved run, not taken from here.
     if not answers:
-        waiting = ", ".join(f"{call} ({kind})" for call, kind in kinds.items()) or "nothing"
-        raise ChatRequestError(409, f"the request answers none of the calls the run waits on: {waiting}")
+        listed = ", ".join(f"{call} ({kind})" for call, (kind, _) in waiting.items()) or "nothing"
+        raise ChatRequestError(409, f"the request answers none of the calls the run waits on: {listed}")
     return answers
 
 
-def _approval(part: UIToolPart, kind: CallKind | None, approvals: Mapping[str, Mapping[str, str]]) -> Answer:
-    approval = part.approval or {}
-    public_id = str(approval.get("id"))
-    issued = approvals.get(public_id)
-    if issued is None or issued.get("toolCallId") != part.tool_call_id or kind != "approval":
+def _approval(part: UIToolPart, kind: CallKind | None, approval_id: str | None) -> Answer:
+    answered = str((part.approval or {}).get("id"))
+    if kind != "approval" or approval_id is None or not secrets.compare_digest(answered, approval_id):
         raise ChatRequestError(
             409,
-            f"approval {public_id!r} of tool call {part.tool_call_id!r} is not waiting for an answer "
+            f"approval {answered!r} of tool call {part.tool_call_id!r} is not waiting for an answer "
             "(already answered, never issued by this server, or for another call)",
         )
-    return Answer(kind="approval", part=part, approval_id=issued["approvalId"])
+    return Answer(kind="approval", part=part, approval_id=approval_id)
 
 
 def _output(part: UIToolPart, kind: CallKind) -> Answer:
@@ -77,9 +75,10 @@ def _output(part: UIToolPart, kind: CallKind) -> Answer:
         raise ChatRequestError(
             409, f"tool call {part.tool_call_id!r} waits for an approval; the browser cannot supply its output"
         )
-    if kind == "suspended" and part.state == "output-error":
+    if kind in ("suspended", "client") and part.state == "output-error":
+        what = "resumed with data" if kind == "suspended" else "answered with its output"
         raise ChatRequestError(
-            400, f"suspended call {part.tool_call_id!r} is resumed with data: answer it with an output, not an error"
+            400, f"tool call {part.tool_call_id!r} is {what}: send an output (`addToolOutput`), not an error"
         )
     if kind == "card" and card_press(part) is None:
         raise ChatRequestError(

@@ -86,39 +86,54 @@ async def _close(body: AsyncIterable[bytes]) -> None:
 _END = object()
 
 
-async def _in_thread(content: Iterable[bytes], stop: threading.Event) -> AsyncIterator[bytes]:
-    """Iterate a sync body in a worker thread; once `stop` is set the thread closes it at its next item."""
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=64)
+class _Producer:
+    """A worker thread iterating a sync body into a queue the event loop reads, at most 64 items ahead."""
 
-    def put(item: Any) -> bool:
+    def __init__(self, content: Iterable[bytes], stop: threading.Event) -> None:
+        self.content = content
+        self.stop = stop
+        self.loop = asyncio.get_running_loop()
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.room = threading.Semaphore(64)
+        """Released by the reader for each item taken: the producer waits while the reader is behind."""
+
+    def put(self, item: Any) -> bool:
+        """Hand one item to the reader; False once nobody reads (stopped, or the loop is gone)."""
+        while not self.room.acquire(timeout=0.5):
+            if self.stop.is_set() or self.loop.is_closed():
+                return False
         try:
-            asyncio.run_coroutine_threadsafe(queue.put(item), loop).result()
-        except RuntimeError:  # the loop is closed: nobody reads any more
+            self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
+        except RuntimeError:  # the loop is closed
             return False
         return True
 
-    def produce() -> None:
-        iterator = iter(content)
+    def run(self) -> None:
+        """Iterate the body (in the worker thread), then close it and mark the end."""
+        iterator = iter(self.content)
         try:
             for item in iterator:
-                if stop.is_set() or not put(item):
+                if self.stop.is_set() or not self.put(item):
                     break
         except BaseException as exc:  # handed to the reader, raised there
-            put(exc)
+            self.put(exc)
         finally:
             close = getattr(iterator, "close", None)
             if close is not None:
                 close()
-            put(_END)
+            self.put(_END)
 
-    threading.Thread(target=produce, name="toolwire-ui-stream", daemon=True).start()
+
+async def _in_thread(content: Iterable[bytes], stop: threading.Event) -> AsyncIterator[bytes]:
+    """Iterate a sync body in a worker thread; once `stop` is set the thread closes it at its next item."""
+    producer = _Producer(content, stop)
+    threading.Thread(target=producer.run, name="toolwire-ui-stream", daemon=True).start()
     try:
-        while (item := await queue.get()) is not _END:
+        while (item := await producer.queue.get()) is not _END:
+            producer.room.release()
             if isinstance(item, BaseException):
                 raise item
             yield item
     finally:
         stop.set()
-        while not queue.empty():  # free a producer blocked on a full queue so it can see `stop`
-            queue.get_nowait()
+        producer.room.release()  # a producer waiting for room sees `stop` at once

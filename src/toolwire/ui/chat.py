@@ -17,24 +17,23 @@ same assistant message. Approval ids sent to the browser are random and used onc
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolwire._extras import optional_imports
 from toolwire._hooks import run_sync
 from toolwire.agent import Agent
-from toolwire.events import ToolApprovalRequest
 
 from . import _hidden as hidden
 from . import protocol
-from ._agent import RunAgent, build_agent
+from ._agent import AnswerRefused, RunAgent, build_agent
 from ._answers import Answer, ChatRequestError, card_press, match_answers
 from ._parts import UIMessageError
+from ._tool_chunks import Chunk
 from .reading import ChatRequest, DataPartReader, read_chat_request
 from .sse import aencode_sse, encode_sse
 from .store import ChatStore, MemoryChatStore
-from .stream import Chunk, UIMessageStream, new_message_id
+from .stream import UIMessageStream, new_message_id
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -80,7 +79,7 @@ class UIChat:
         except UIMessageError as exc:
             raise ChatRequestError(400, str(exc)) from None
         key = self.key(request)
-        run = RunAgent(build_agent(self.agent_factory, request), [])
+        run = RunAgent(build_agent(self.agent_factory, request))
         record = self.store.take(key)
         paused = (record or {}).get("paused")
         try:
@@ -104,8 +103,7 @@ class UIChat:
         paused = record["paused"]
         answers = match_answers(request.conversation, paused)
         run.restore(paused["agent"])
-        issued = dict(paused.get("approvals", {}))
-        turn = ChatTurn(self, request, key, run, message_id=str(paused["messageId"]), issued=issued, record=record)
+        turn = ChatTurn(self, request, key, run, message_id=str(paused["messageId"]), record=record)
         turn.stream.metadata.carry(paused.get("steps", []))
         turn.answer(answers)
         return turn
@@ -167,28 +165,25 @@ class ChatTurn:
         run: RunAgent,
         *,
         message_id: str,
-        issued: dict[str, dict[str, str]] | None = None,
         record: dict[str, Any] | None = None,
     ) -> None:
         self.chat = chat
         self.request = request
         self.key = key
         self.run = run
-        self.issued = issued or {}
-        """Approval ids the browser holds → the runtime's approval id and the call."""
         self.record = record
         """The store record this request took (put back if a card refuses its press)."""
         self.hidden: hidden.Hidden = dict((record or {}).get("hidden", {}))
-        self.prelude: list[Chunk] = []
         self._presses: list[Answer] = []
         self._stopped = False
         self.stream = UIMessageStream(
             message_id=message_id,
             tools=run.tools,
-            known_calls=_tool_parts(request),
+            known_calls={call: name for call, (name, _) in _tool_parts(request).items()},
+            known_inputs={call: given for call, (_, given) in _tool_parts(request).items()},
+            suspensions=_suspension_parts(request),
             client_tools=run.client_tools,
             tool_result=run.tool_result,
-            approval_id=self._public_approval_id,
             on_error=chat.on_error,
             **run.facts(),
         )
@@ -196,21 +191,25 @@ class ChatTurn:
     # -- answers -------------------------------------------------------------------------------
 
     def answer(self, answers: list[Answer]) -> None:
-        """Give the run each answer (card presses wait for `press_cards`)."""
-        for item in answers:
-            part = item.part
-            if item.kind == "approval" and item.approval_id is not None:
-                approval = part.approval or {}
-                self.run.approve(item.approval_id, bool(approval.get("approved")), approval.get("reason"))
-                self.issued = {k: v for k, v in self.issued.items() if v.get("toolCallId") != part.tool_call_id}
-            elif item.kind == "client":
-                self.run.client_output(part.tool_call_id, part.output, part.error_text)
-            elif item.kind == "suspended":
-                self.run.resume(part.tool_call_id, part.output)
-                self._status(protocol.SUSPENDED, part.tool_call_id, "resumed")
-            elif item.kind == "card":
-                self._presses.append(item)
-                self._status(protocol.ACTION_REQUIRED, part.tool_call_id, "answered")
+        """Give the run each answer (card presses wait for `press_cards`).
+
+        Raises:
+            ChatRequestError: the agent refuses an answer (409).
+        """
+        try:
+            for item in answers:
+                part = item.part
+                if item.kind == "approval" and item.approval_id is not None:
+                    approval = part.approval or {}
+                    self.run.approve(item.approval_id, bool(approval.get("approved")), approval.get("reason"))
+                elif item.kind == "client":
+                    self.run.client_output(part.tool_call_id, part.output)
+                elif item.kind == "suspended":
+                    self.run.resume(part.tool_call_id, part.output)
+                elif item.kind == "card":
+                    self._presses.append(item)
+        except AnswerRefused as exc:
+            raise ChatRequestError(409, str(exc)) from None
 
     async def press_cards(self) -> None:
         """Press the cards the browser answered (each checked by `toolwire.targets.press`).
@@ -230,33 +229,16 @@ class ChatTurn:
                     self.chat.store.save(self.key, self.record)  # the card still waits
                 raise ChatRequestError(409, str(exc)) from None
 
-    def _status(self, kind: str, tool_call_id: str, status: str) -> None:
-        """Update the browser's data part of an answered call (a data part with the same id replaces it)."""
-        for part in reversed(self.request.ui_messages[-1].get("parts", [])):
-            if isinstance(part, Mapping) and part.get("type") == kind and part.get("id") == tool_call_id:
-                data = part.get("data")
-                if isinstance(data, Mapping):
-                    self.prelude.append(protocol.data_chunk(kind, {**data, "status": status}, tool_call_id))
-                return
-
-    def _public_approval_id(self, event: ToolApprovalRequest) -> str:
-        for public, issued in self.issued.items():
-            if issued["approvalId"] == event.approval_id:
-                return public
-        public = f"approval_{secrets.token_urlsafe(24)}"
-        self.issued[public] = {"approvalId": event.approval_id, "toolCallId": event.tool_call_id}
-        return public
-
     def stop(self) -> None:
-        """The browser went away or pressed stop: end the run at the next event."""
+        """The browser went away or pressed stop: abort the run (provider stream closed, tools signalled)."""
         self._stopped = True
+        self.run.abort("the browser went away")
 
     # -- streaming -----------------------------------------------------------------------------
 
     def chunks(self) -> Iterator[Chunk]:
         """The assistant message's chunks, running the agent with its sync client."""
         yield from self.stream.start()
-        yield from self.prelude
         if self._presses:
             try:
                 run_sync(self.press_cards())
@@ -286,7 +268,7 @@ class ChatTurn:
 
     async def achunks(self) -> AsyncIterator[Chunk]:
         """The assistant message's chunks, running the agent with its async client."""
-        for chunk in [*self.stream.start(), *self.prelude]:
+        for chunk in self.stream.start():
             yield chunk
         await self.press_cards()
         events = self.run.aevents()
@@ -311,8 +293,7 @@ class ChatTurn:
                 self._save(finished)
 
     def _warnings(self) -> list[Chunk]:
-        found, self.run.degradations[:] = list(self.run.degradations), []
-        return [chunk for degradation in found for chunk in self.stream.warn(degradation)]
+        return [chunk for degradation in self.run.new_warnings() for chunk in self.stream.warn(degradation)]
 
     def _save(self, finished: bool) -> bool:
         """Keep what the next request needs: the run when it waits for the user (True then), hidden values."""
@@ -320,13 +301,10 @@ class ChatTurn:
         record: dict[str, Any] = {"hidden": self.hidden} if self.hidden else {}
         state = self.run.paused_state() if finished else None
         if state is not None:
-            waiting = self.run.waiting()
-            pending = {approval_id for kind, approval_id in waiting.values() if kind == "approval"}
             record["paused"] = {
                 "agent": state,
                 "messageId": self.stream.message_id,
-                "approvals": {k: v for k, v in self.issued.items() if v["approvalId"] in pending},
-                "calls": {call: kind for call, (kind, _) in waiting.items()},
+                "calls": {call: [kind, approval_id] for call, (kind, approval_id) in self.run.waiting().items()},
                 "steps": self.stream.metadata.progress()["steps"],
             }
         if record:
@@ -334,14 +312,29 @@ class ChatTurn:
         return state is not None
 
 
-def _tool_parts(request: ChatRequest) -> dict[str, str]:
-    """Calls the continued assistant message already shows (call id → tool name)."""
+def _tool_parts(request: ChatRequest) -> dict[str, tuple[str, Any]]:
+    """Calls the continued assistant message already shows (call id → tool name and input)."""
     if request.last_assistant_id is None:
         return {}
-    known: dict[str, str] = {}
+    known: dict[str, tuple[str, Any]] = {}
     for part in request.ui_messages[-1].get("parts", []):
         kind = part.get("type", "") if isinstance(part, Mapping) else ""
         if isinstance(kind, str) and (kind.startswith("tool-") or kind == "dynamic-tool"):
             name = part.get("toolName") if kind == "dynamic-tool" else kind[len("tool-") :]
-            known[str(part.get("toolCallId"))] = str(name)
+            known[str(part.get("toolCallId"))] = (str(name), part.get("input"))
     return known
+
+
+def _suspension_parts(request: ChatRequest) -> dict[str, dict[str, Any]]:
+    """The suspension and card parts the continued message shows (call id → chunk), to update in place."""
+    if request.last_assistant_id is None:
+        return {}
+    kinds = (protocol.SUSPENDED, protocol.ACTION_REQUIRED)
+    return {
+        str(part["id"]): {"type": part["type"], "data": dict(part["data"])}
+        for part in request.ui_messages[-1].get("parts", [])
+        if isinstance(part, Mapping)
+        and part.get("type") in kinds
+        and isinstance(part.get("id"), str)
+        and isinstance(part.get("data"), Mapping)
+    }

@@ -4,11 +4,13 @@ Chunk types and their fields are the `ai` package's `uiMessageChunkSchema` (v7);
 else is sent. What the protocol has no chunk for travels in `data-<name>` parts (each part's
 `data` is documented below) and in the message metadata:
 
-- `data-tool-suspended` (id: the call id): `{toolCallId, toolName, payload, status}`, status
-  `"suspended"` then `"resumed"`; `payload` is the display form of what the tool suspended with.
-- `data-action-required` (id: the call id): `{toolCallId, toolName, card, status}`, status
-  `"waiting"` then `"answered"`; `card` is `{type, cardId, title, description?, elements:
-  [{type, id, label, variant?}], assignee?, expiresAt?}`.
+- `data-tool-suspended` (id: the call id): `{toolCallId, toolName, payload, status, resumeData?,
+  errorText?}`, status `"suspended"` then `"resumed"`; `payload` is the display form of what the
+  tool suspended with, `resumeData` the display form of what resumed it (when its tool shows
+  it), `errorText` why resume data was refused (the call then still waits).
+- `data-action-required` (id: the call id): `{toolCallId, toolName, card, status, errorText?}`,
+  status `"waiting"` then `"answered"`; `card` is `{type, cardId, title, description?,
+  elements: [{type, id, label, variant?}], assignee?, expiresAt?}`.
 - `data-tool-display` (id: the call id): `{toolCallId, markdown}` or `{toolCallId, embedUrl}`,
   a target tool's display channel (the tool part's output is then the answer's `content`).
 - `data-warning` (no id): `{api, feature, action, toolId?}`, a feature the provider could not take.
@@ -26,6 +28,9 @@ provider metadata (e.g. a Gemini thought signature), plus `toolwire.modelOutput`
 model read differs from the shown output, so the conversation can be rebuilt exactly from the
 UI messages. It never carries what a display transform hides. A `tool-input-error` carries
 `toolwire.inputError: true` (the call never ran; the client files it with the results).
+
+An aborted run (the browser left, or the host aborted it) ends with the protocol's `abort`
+chunk instead of `finish`, as the `ai` package's own streams do.
 """
 
 from __future__ import annotations

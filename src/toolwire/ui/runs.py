@@ -14,7 +14,8 @@ from typing import Any
 from toolwire.agent import Agent
 
 from ._agent import RunAgent
-from .stream import Chunk, UIMessageStream
+from ._tool_chunks import Chunk
+from .stream import UIMessageStream
 
 
 def _stream(run: RunAgent, settings: dict[str, Any]) -> UIMessageStream:
@@ -24,13 +25,12 @@ def _stream(run: RunAgent, settings: dict[str, Any]) -> UIMessageStream:
 
 
 def _warnings(run: RunAgent, stream: UIMessageStream) -> list[Chunk]:
-    found, run.degradations[:] = list(run.degradations), []
-    return [chunk for degradation in found for chunk in stream.warn(degradation)]
+    return [chunk for degradation in run.new_warnings() for chunk in stream.warn(degradation)]
 
 
 def agent_chunks(agent: Agent, prompt: Any = None, **settings: Any) -> Iterator[Chunk]:
     """The chunks of `agent.stream(prompt)` (sync SDK client); settings are `UIMessageStream`'s."""
-    run = RunAgent(agent, [])
+    run = RunAgent(agent)
     stream = _stream(run, settings)
     yield from stream.start()
     events = run.events(prompt)
@@ -46,7 +46,7 @@ def agent_chunks(agent: Agent, prompt: Any = None, **settings: Any) -> Iterator[
 
 async def aagent_chunks(agent: Agent, prompt: Any = None, **settings: Any) -> AsyncIterator[Chunk]:
     """The chunks of `agent.astream(prompt)` (async SDK client)."""
-    run = RunAgent(agent, [])
+    run = RunAgent(agent)
     stream = _stream(run, settings)
     for chunk in stream.start():
         yield chunk

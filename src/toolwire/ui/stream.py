@@ -17,6 +17,7 @@ from typing import Any, assert_never
 
 from toolwire.compat import Degradation
 from toolwire.events import (
+    Abort,
     Error,
     Event,
     Finish,
@@ -30,6 +31,7 @@ from toolwire.events import (
     TextEnd,
     TextStart,
     ToolApprovalRequest,
+    ToolApprovalResponse,
     ToolInputAvailable,
     ToolInputDelta,
     ToolInputError,
@@ -37,17 +39,18 @@ from toolwire.events import (
     ToolOutputAvailable,
     ToolOutputDenied,
     ToolOutputError,
+    ToolResumed,
+    ToolResumeError,
     ToolSuspended,
     Usage,
 )
-from toolwire.results import ToolResult, default_output
-from toolwire.tools import Tool, TransformPhase
+from toolwire.results import ToolResult
+from toolwire.tools import Tool
 
 from . import protocol
 from ._safety import safe_error_text, safe_exception_text
+from ._tool_chunks import Chunk, ToolChunks, json_metadata
 from .metadata import RunMetadata
-
-Chunk = dict[str, Any]
 
 
 def new_message_id() -> str:
@@ -64,7 +67,7 @@ class _Open:
     reasoning: set[str] = field(default_factory=set)
 
 
-class UIMessageStream:
+class UIMessageStream(ToolChunks):
     """Translates one run's events into chunks; feed events in order, then `close()`."""
 
     def __init__(
@@ -76,19 +79,22 @@ class UIMessageStream:
         provider: str | None = None,
         tools: Mapping[str, Tool] | None = None,
         known_calls: Mapping[str, str] | None = None,
+        known_inputs: Mapping[str, Any] | None = None,
+        suspensions: Mapping[str, Mapping[str, Any]] | None = None,
         client_tools: Iterable[str] = (),
         tool_result: Callable[[str], ToolResult | None] | None = None,
-        approval_id: Callable[[ToolApprovalRequest], str] | None = None,
         on_error: Callable[[BaseException], str] | None = None,
     ) -> None:
         self.message_id = message_id or new_message_id()
         self.metadata = RunMetadata(model=model, api=api, provider=provider)
-        self._tools = dict(tools or {})
-        self._calls: dict[str, str] = dict(known_calls or {})
-        """Tool name of every call the client knows, by call id."""
-        self._client_tools = frozenset(client_tools)
-        self._tool_result = tool_result
-        self._approval_id = approval_id
+        super().__init__(
+            tools=tools,
+            known_calls=known_calls,
+            known_inputs=known_inputs,
+            suspensions=suspensions,
+            client_tools=client_tools,
+            tool_result=tool_result,
+        )
         self._on_error = on_error
         self._open = _Open()
         self._started = False
@@ -120,25 +126,21 @@ class UIMessageStream:
             case Start():
                 self._ensure_step(out)
                 self.metadata.response(event.message_id, event.provider_metadata)
-            case TextStart() | TextDelta() | TextEnd():
-                self._text(event, out)
-            case ReasoningStart() | ReasoningDelta() | ReasoningEnd():
-                self._reasoning(event, out)
+            case TextStart() | TextDelta() | TextEnd() | ReasoningStart() | ReasoningDelta() | ReasoningEnd():
+                self._ensure_step(out)
+                self._part(event, out)
             case ToolInputStart() | ToolInputDelta() | ToolInputAvailable() | ToolInputError():
                 self._tool_input(event, out)
             case ToolOutputAvailable() | ToolOutputError() | ToolOutputDenied():
                 self._tool_output(event, out)
-            case ToolApprovalRequest():
-                public_id = self._approval_id(event) if self._approval_id else event.approval_id
-                out.append({"type": "tool-approval-request", "approvalId": public_id, "toolCallId": event.tool_call_id})
-            case ToolSuspended():
-                self._suspended(event, out)
-            case FinishStep():
-                self._finish_step(event.finish_reason, event.usage, None, out)
-            case Finish():
-                if self._open.step:
-                    self._finish_step(event.finish_reason, event.usage, event.provider_metadata, out)
-                self.metadata.run_finish(event.finish_reason, event.usage)
+            case ToolApprovalRequest() | ToolApprovalResponse():
+                self._approval(event, out)
+            case ToolSuspended() | ToolResumed() | ToolResumeError():
+                self._suspension(event, out)
+            case FinishStep() | Finish():
+                self._finish(event, out)
+            case Abort():
+                self._aborted(event.reason, out)
             case Error():
                 out.append({"type": "error", "errorText": safe_error_text(event.error_text)})
             case _:
@@ -207,21 +209,13 @@ class UIMessageStream:
 
     # -- text and reasoning --------------------------------------------------------------------
 
-    def _text(self, event: TextStart | TextDelta | TextEnd, out: list[Chunk]) -> None:
-        self._ensure_step(out)
-        self._part("text", self._open.text, event, out)
-
-    def _reasoning(self, event: ReasoningStart | ReasoningDelta | ReasoningEnd, out: list[Chunk]) -> None:
-        self._ensure_step(out)
-        self._part("reasoning", self._open.reasoning, event, out)
-
-    @staticmethod
     def _part(
-        kind: str,
-        open_ids: set[str],
+        self,
         event: TextStart | TextDelta | TextEnd | ReasoningStart | ReasoningDelta | ReasoningEnd,
         out: list[Chunk],
     ) -> None:
+        is_text = isinstance(event, (TextStart, TextDelta, TextEnd))
+        kind, open_ids = ("text", self._open.text) if is_text else ("reasoning", self._open.reasoning)
         is_start = isinstance(event, (TextStart, ReasoningStart))
         if not is_start and event.id not in open_ids:
             out.append({"type": f"{kind}-start", "id": event.id})  # the client needs a start to place it
@@ -231,7 +225,7 @@ class UIMessageStream:
             return
         chunk: Chunk = {"type": f"{kind}-start" if is_start else f"{kind}-end", "id": event.id}
         if event.provider_metadata is not None:
-            chunk["providerMetadata"] = _json_metadata(event.provider_metadata)
+            chunk["providerMetadata"] = json_metadata(event.provider_metadata)
         if is_start:
             if event.id in open_ids:  # a second start for an open part: end the first one
                 out.append({"type": f"{kind}-end", "id": event.id})
@@ -240,111 +234,20 @@ class UIMessageStream:
             open_ids.discard(event.id)
         out.append(chunk)
 
-    # -- tools ---------------------------------------------------------------------------------
-
-    def _tool_input(
-        self, event: ToolInputStart | ToolInputDelta | ToolInputAvailable | ToolInputError, out: list[Chunk]
-    ) -> None:
-        self._ensure_step(out)
-        if isinstance(event, ToolInputDelta):
-            # A delta for a call the client never saw start cannot be placed; its input comes complete later.
-            if event.tool_call_id in self._calls:
-                delta = event.input_text_delta
-                out.append({"type": "tool-input-delta", "toolCallId": event.tool_call_id, "inputTextDelta": delta})
+    def _finish(self, event: FinishStep | Finish, out: list[Chunk]) -> None:
+        """A model call's end; a `finish` is the run's (after its steps) or a bare stream's only step."""
+        if isinstance(event, FinishStep):
+            self._finish_step(event.finish_reason, event.usage, None, out)
             return
-        self._calls[event.tool_call_id] = event.tool_name
-        chunk: Chunk = {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name}
-        if isinstance(event, (ToolInputAvailable, ToolInputError)):
-            chunk["input"] = event.input
-        metadata = _json_metadata(event.provider_metadata)
-        if isinstance(event, ToolInputError):
-            chunk["errorText"] = event.error_text
-            metadata = {**(metadata or {}), protocol.TOOLWIRE_METADATA: {"inputError": True}}
-        _provider_fields(chunk, event.provider_executed, metadata)
-        out.append(chunk)
-        if isinstance(event, ToolInputAvailable) and self._is_background(event.tool_name):
-            out.append(protocol.task_chunk(event.tool_call_id, event.tool_name, "running"))
+        if self._open.step:
+            self._finish_step(event.finish_reason, event.usage, event.provider_metadata, out)
+        self.metadata.run_finish(event.finish_reason, event.usage)
 
-    def _tool_output(self, event: ToolOutputAvailable | ToolOutputError | ToolOutputDenied, out: list[Chunk]) -> None:
-        self._ensure_call(event.tool_call_id, out)
-        if isinstance(event, ToolOutputDenied):
-            out.append({"type": "tool-output-denied", "toolCallId": event.tool_call_id})
-            return
-        name = self._calls[event.tool_call_id]
-        channel = None
-        if isinstance(event, ToolOutputAvailable):
-            shown, channel = _split_display(event.output)
-            chunk: Chunk = {"type": "tool-output-available", "toolCallId": event.tool_call_id, "output": shown}
-            derived = default_output(shown)
-        else:
-            chunk = {"type": "tool-output-error", "toolCallId": event.tool_call_id, "errorText": event.error_text}
-            derived = {"type": "error-text", "value": event.error_text}
-        metadata = dict(_json_metadata(event.provider_metadata) or {})
-        result = self._tool_result(event.tool_call_id) if self._tool_result and not event.provider_executed else None
-        if result is not None:
-            metadata.update(_json_metadata(result.provider_metadata) or {})
-            if result.output != derived and self._may_show(name, isinstance(event, ToolOutputError)):
-                metadata[protocol.TOOLWIRE_METADATA] = {"modelOutput": result.output}
-        _provider_fields(chunk, event.provider_executed, metadata or None)
-        out.append(chunk)
-        if channel is not None:
-            out.append(protocol.display_chunk(event.tool_call_id, *channel))
-        if self._is_background(name):
-            failed = isinstance(event, ToolOutputError)
-            out.append(protocol.task_chunk(event.tool_call_id, name, "failed" if failed else "done"))
-
-    def _ensure_call(self, tool_call_id: str, out: list[Chunk]) -> None:
-        """A call the client never saw (its output came in a later response): announce it first."""
-        if tool_call_id in self._calls:
-            return
-        self._ensure_step(out)
-        self._calls[tool_call_id] = "unknown"
-        announced = {"type": "tool-input-available", "toolCallId": tool_call_id, "toolName": "unknown", "input": None}
-        out.append({**announced, "dynamic": True})
-
-    def _may_show(self, tool_name: str, is_error: bool) -> bool:
-        """Whether the UI may see what the model read: not when a display transform hides the result."""
-        tool = self._tools.get(tool_name)
-        phase: TransformPhase = "error" if is_error else "output"
-        return tool is None or tool.transform is None or tool.transform.display.get(phase) is None
-
-    def _suspended(self, event: ToolSuspended, out: list[Chunk]) -> None:
-        self._ensure_call(event.tool_call_id, out)
-        name = self._calls[event.tool_call_id]
-        if name in self._client_tools:
-            return  # a browser-side call: its tool part is the request, the browser answers it
-        if protocol.is_card(event.payload):
-            out.append(protocol.card_chunk(event.tool_call_id, name, event.payload, "waiting"))
-        else:
-            out.append(protocol.suspended_chunk(event.tool_call_id, name, event.payload, "suspended"))
-
-    def _is_background(self, tool_name: str) -> bool:
-        tool = self._tools.get(tool_name)
-        return tool is not None and tool.background is not None and tool.background.enabled
-
-
-def _provider_fields(chunk: Chunk, provider_executed: bool, metadata: Mapping[str, Any] | None) -> None:
-    if provider_executed:
-        chunk["providerExecuted"] = True
-    if metadata:
-        chunk["providerMetadata"] = _json_metadata(metadata)
-
-
-def _json_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """Provider metadata as plain JSON dicts (`{provider: {key: value}}`)."""
-    if metadata is None:
-        return None
-    return {str(k): dict(v) if isinstance(v, Mapping) else v for k, v in metadata.items()}
-
-
-def _split_display(output: Any) -> tuple[Any, tuple[Any, str] | None]:
-    """A target tool's display answer `{content, markdown | embedUrl}` → the content, and the channel."""
-    if isinstance(output, Mapping) and "content" in output and len(output) == 2:
-        for channel in ("embedUrl", "markdown"):
-            value = output.get(channel)
-            if isinstance(value, str):
-                return output["content"], (channel, value)
-    return output, None
+    def _aborted(self, reason: str | None, out: list[Chunk]) -> None:
+        """The run was aborted: the protocol's `abort` ends the message (no `finish`, as the SDK's own streams)."""
+        self._end_step(out)
+        out.append({"type": "abort"} if reason is None else {"type": "abort", "reason": reason})
+        self._closed = True
 
 
 # -- drivers ----------------------------------------------------------------------------------------

@@ -110,10 +110,17 @@ async function answerData(flow) {
   if (!shown) return report(chat, errors, exchanges, { shown: null });
   const output = flow.answer === 'card' ? { cardId: shown.data.card.cardId, buttonId: flow.buttonId } : flow.output;
   const paused = plain(chat.lastMessage);
+  let refused = null;
+  if (flow.refusedOutput) {
+    // Data the tool's resume schema refuses: the run stays paused, the call waits again.
+    await chat.addToolOutput({ tool: shown.data.toolName, toolCallId: shown.data.toolCallId, output: flow.refusedOutput });
+    await settle(chat, exchanges, 2);
+    refused = plain(chat.lastMessage);
+  }
   await chat.addToolOutput({ tool: shown.data.toolName, toolCallId: shown.data.toolCallId, output });
-  await settle(chat, exchanges, 2);
-  const replayed = await post(flow.url, exchanges[1].request);
-  return report(chat, errors, exchanges, { shown: plain(shown), paused, replayed });
+  await settle(chat, exchanges, flow.refusedOutput ? 3 : 2);
+  const replayed = await post(flow.url, exchanges[exchanges.length - 1].request);
+  return report(chat, errors, exchanges, { shown: plain(shown), paused, refused, replayed });
 }
 
 const FLOWS = { approval, clientTool, answerData };
