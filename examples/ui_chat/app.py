@@ -26,9 +26,8 @@ from fastapi.staticfiles import StaticFiles
 from toolwire import Agent
 from toolwire.conformance.cassette import cassette_path, replay_vcr
 from toolwire.conformance.fixtures import ToolLog, scenario_tools
-from toolwire.conformance.runner import FAKE_KEY
+from toolwire.conformance.runner import replay_client
 from toolwire.conformance.scenarios import BASE_OPTIONS, DEFAULT_MODELS, scenario
-from toolwire.registry import get_adapter
 from toolwire.ui import UIChat
 
 HERE = Path(__file__).parent
@@ -42,7 +41,7 @@ def demo_agent(api: str) -> Agent:
     tools["get_weather"] = dataclasses.replace(tools["get_weather"], require_approval=True)
     return Agent(
         api=api,
-        client=get_adapter(api).sdk_client(api_key=FAKE_KEY, asynchronous=True),
+        client=replay_client(api, "async"),  # the SDK's client, on an offline transport
         model=DEMO.models.get(api, DEFAULT_MODELS[api]),
         tools=[tools[name] for name in DEMO.tools],
         max_steps=DEMO.max_steps,

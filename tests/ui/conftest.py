@@ -36,9 +36,8 @@ from starlette.routing import Route
 from toolwire.agent import Agent
 from toolwire.conformance.cassette import cassette_path, replay_vcr
 from toolwire.conformance.fixtures import ToolLog, WeatherInput, scenario_tools
-from toolwire.conformance.runner import FAKE_KEY, applicable, build_agent
+from toolwire.conformance.runner import applicable, build_agent, replay_client
 from toolwire.conformance.scenarios import SCENARIOS, scenario
-from toolwire.registry import get_adapter
 from toolwire.runtime import ToolContext
 from toolwire.tools import Tool, create_tool
 from toolwire.ui import MemoryChatStore, UIChat
@@ -225,7 +224,7 @@ def scenario_agent(api: str, name: str, mode: str, variant: str, chat_id: str) -
     """The scenario's agent, with the variant's tool swapped in."""
     item = scenario(name)
     log = ToolLog()
-    client = get_adapter(api).sdk_client(api_key=FAKE_KEY, asynchronous=mode == "async")
+    client = replay_client(api, "async" if mode == "async" else "sync")  # offline; httpx even with aiohttp
     agent = build_agent(api, item, client, log)
     tools = scenario_tools(log)
     swap: dict[str, Tool] = {}

@@ -15,10 +15,9 @@ import pytest
 
 from toolwire.conformance.cassette import cassette_path, events_path, replay_vcr
 from toolwire.conformance.fixtures import ToolLog
-from toolwire.conformance.runner import FAKE_KEY, _expected_events, _run_agent, build_agent
+from toolwire.conformance.runner import _expected_events, _run_agent, build_agent, replay_client
 from toolwire.conformance.scenarios import DEFAULT_MODELS, scenario
 from toolwire.messages import AssistantMessage, message_to_dict
-from toolwire.registry import get_adapter
 from toolwire.ui import read_ui_messages
 from toolwire.ui.protocol import DISPLAY_DATA_PARTS
 
@@ -210,7 +209,7 @@ def test_the_rebuilt_conversation_sends_the_recorded_last_request(
     step = sum(isinstance(m, AssistantMessage) for m in rebuilt[:last_call])
     with replay_vcr().use_cassette(str(cassette_path(api, name))) as cassette:
         cassette.play_counts.update(range(step))  # the earlier calls are not asked again
-        agent = build_agent(api, item, get_adapter(api).sdk_client(api_key=FAKE_KEY), ToolLog())
+        agent = build_agent(api, item, replay_client(api, "sync"), ToolLog())
         agent.import_state({"messages": [message_to_dict(m) for m in rebuilt[:last_call]]})
         agent.max_steps = 1
         for _ in agent.stream(None):  # vcr refuses a request whose JSON body differs from the recorded one
