@@ -9,7 +9,7 @@ import pytest
 from toolwire import Agent, create_tool
 from toolwire.deltas import StepFinished
 from toolwire.events import Event, ToolResumeError, ToolSuspended
-from toolwire.exceptions import ResumeError
+from toolwire.exceptions import ArgumentError, ResumeError
 from toolwire.messages import ToolMessage
 from toolwire.runtime import Suspension, Toolbox, ToolContext
 from toolwire.testing.scripted import SCRIPTED_CLIENT, ScriptedAdapter, answer, call
@@ -153,3 +153,100 @@ class TestSuppliedOutputs:
         agent, _ = self._paused()
         with pytest.raises(ResumeError, match=r"tool call 'c2' does not wait for an output \(waiting: c1\)"):
             agent.supply_output("c2", {})
+
+
+class TestSuppliedErrors:
+    def _paused(self, tool: Tool = RENDER) -> tuple[Agent, ScriptedAdapter]:
+        adapter = ScriptedAdapter(
+            [[call("c1", "render_chart", '{"kind": "bar"}'), StepFinished("tool-calls")], answer("sorry")]
+        )
+        agent = Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[tool])
+        assert agent.run("draw it").paused
+        return agent, adapter
+
+    def test_a_supplied_error_reaches_the_model_as_an_error_result(self) -> None:
+        """The front end's tool failed: the UI sees the error, the model reads it, then answers."""
+        agent, adapter = self._paused()
+        agent.supply_error("c1", "the canvas crashed")
+        events = [e.to_dict() for e in agent.stream()]
+        assert events[0] == {"type": "tool-output-error", "toolCallId": "c1", "errorText": "the canvas crashed"}
+        sent = adapter.requests[1]["messages"][-1]["content"][0]
+        assert (sent["toolCallId"], sent["output"]) == ("c1", {"type": "error-text", "value": "the canvas crashed"})
+        assert agent.result().text == "sorry"
+
+    def test_the_error_transforms_decide_what_uis_and_transcripts_show(self) -> None:
+        """The model reads the text as given; the display and transcript get their `error` transforms."""
+        redacted = create_tool(
+            id="render_chart",
+            description="Draw a chart in the user's browser.",
+            transform={
+                "display": {"error": lambda error: "Drawing failed."},
+                "transcript": {"error": lambda error: "[error hidden]"},
+            },
+        )
+        agent, adapter = self._paused(redacted)
+        agent.supply_error("c1", "token sk-123 rejected")
+        events = [e.to_dict() for e in agent.stream()]
+        assert events[0] == {"type": "tool-output-error", "toolCallId": "c1", "errorText": "Drawing failed."}
+        assert adapter.requests[1]["messages"][-1]["content"][0]["output"]["value"] == "token sk-123 rejected"
+        shown = [p for m in agent.transcript if m["role"] == "tool" for p in m["content"]]
+        assert shown[0]["output"] == {"type": "error-text", "value": "[error hidden]"}
+
+    def test_a_supplied_error_survives_an_export_and_import(self) -> None:
+        """Given before a restart, it is applied by the next process's run."""
+        agent, adapter = self._paused()
+        agent.supply_error("c1", "the canvas crashed")
+        state = agent.export_state()
+        assert state["suppliedErrors"] == {"c1": "the canvas crashed"}
+        again = Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[RENDER])
+        again.import_state(state)
+        again.run()
+        assert adapter.requests[1]["messages"][-1]["content"][0]["output"]["type"] == "error-text"
+
+    def test_the_last_answer_wins_between_an_output_and_an_error(self) -> None:
+        """An output given after an error replaces it (and the other way round)."""
+        agent, adapter = self._paused()
+        agent.supply_error("c1", "the canvas crashed")
+        agent.supply_output("c1", {"pixels": 640})
+        agent.run()
+        assert adapter.requests[1]["messages"][-1]["content"][0]["output"] == {"type": "json", "value": {"pixels": 640}}
+
+    def test_a_call_answered_with_an_error_no_longer_waits(self) -> None:
+        """`awaiting_outputs` drops the call once its error is given."""
+        agent, _ = self._paused()
+        agent.supply_error("c1", "the canvas crashed")
+        assert agent.result().awaiting_outputs == []
+
+    def test_an_error_for_a_call_that_does_not_wait_is_refused(self) -> None:
+        """Only waiting calls take errors."""
+        agent, _ = self._paused()
+        with pytest.raises(ResumeError, match=r"tool call 'c2' does not wait for an output \(waiting: c1\)"):
+            agent.supply_error("c2", "nope")
+
+    def test_an_error_that_is_not_text_is_refused(self) -> None:
+        """The model reads error text: anything else is a caller's mistake."""
+        agent, _ = self._paused()
+        with pytest.raises(ArgumentError, match=r"`error_text` must be a string \(the error the model reads\)"):
+            agent.supply_error("c1", {"message": "crashed"})  # type: ignore[arg-type]
+
+
+class TestToolboxSuppliedError:
+    async def test_a_supplied_error_is_an_error_result_with_its_display_event(self) -> None:
+        """The result carries the text for the model; the UI event went through the display transform."""
+        events: list[Event] = []
+        quiet = create_tool(id="draw", description="Draw.", transform={"display": {"error": lambda error: "Failed."}})
+        box = Toolbox([quiet], on_event=events.append)
+        result = await box.supply_error({"toolCallId": "c1", "toolName": "draw", "input": {}}, "disk full")
+        assert (result.output, result.is_error, str(result.error)) == (
+            {"type": "error-text", "value": "disk full"},
+            True,
+            "disk full",
+        )
+        assert [e.to_dict() for e in events] == [
+            {"type": "tool-output-error", "toolCallId": "c1", "errorText": "Failed."}
+        ]
+
+    async def test_an_error_for_a_tool_the_box_does_not_hold_is_refused(self) -> None:
+        """The call must name one of the box's tools."""
+        with pytest.raises(ResumeError, match="tool call 'c1' names no tool of this box"):
+            await Toolbox([RENDER]).supply_error({"toolCallId": "c1", "toolName": "paint", "input": {}}, "x")

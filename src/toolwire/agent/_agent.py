@@ -7,9 +7,9 @@ result = await agent.arun("Weather in Paris?")   # async client: arun / astream
 ```
 
 A run pauses when calls wait: `approve`/`deny` (unguessable, single-use approval ids),
-`resume` (suspended calls; card presses through `agent.toolbox` count too), `supply_output`
-(tools without `execute`, run by a front end); `run()` without a prompt then continues without
-asking the model first. `abort=` (or `agent.abort()`) stops a run and leaves the conversation
+`resume` (suspended calls; card presses through `agent.toolbox` count too), `supply_output` or
+`supply_error` (tools without `execute`, run by a front end); `run()` without a prompt then
+continues without asking the model first. `abort=` (or `agent.abort()`) stops a run and leaves the conversation
 ready for a new prompt. `switch(api=..., client=..., model=...)` changes provider mid-conversation;
 `Agent(..., messages=history)` starts from a saved one; `export_state()` / `import_state()` move it
 between processes. Degradations (tools, history, switches) are reported once, on `result().warnings`.
@@ -212,6 +212,17 @@ class Agent(StepLoop):
             ResumeError: the call does not wait for an output.
         """
         self._pauses.supply_output(tool_call_id, output)
+
+    def supply_error(self, tool_call_id: str, error_text: str) -> None:
+        """The front end's tool failed: the model reads `error_text` as the call's error result; `run()` continues.
+
+        What UIs and transcripts show of the text goes through the tool's `error` transforms.
+
+        Raises:
+            ArgumentError: `error_text` is not a string.
+            ResumeError: the call does not wait for an output.
+        """
+        self._pauses.supply_error(tool_call_id, error_text)
 
     # -- provider and history ----------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Pause and resume bookkeeping: which calls of the turn wait, for what, and what continues them.
 
 A call waits for an approval answer, for resume data (or a card press), or — when its tool has
-no `execute` — for an output supplied from elsewhere (a front end). Results reach the turn
+no `execute` — for an output (or an error) supplied from elsewhere (a front end). Results reach the turn
 through the toolbox's records, whoever produced them: a card pressed through `agent.toolbox`
 resumes the call in the run, and the target runs once. An abort answers every unfinished call,
 so the conversation can go on with a new prompt.
@@ -13,7 +13,7 @@ import contextlib
 from typing import Any
 
 from toolwire.events import Event
-from toolwire.exceptions import ResumeError
+from toolwire.exceptions import ArgumentError, ResumeError
 from toolwire.results import ToolCall, ToolResult
 from toolwire.runtime import (
     AbortSignal,
@@ -76,6 +76,24 @@ class Pauses:
         Raises:
             ResumeError: the call does not wait for an output (unknown, already answered, or its tool has `execute`).
         """
+        self._check_awaits_output(tool_call_id)
+        self._conversation.supplied_errors.pop(tool_call_id, None)
+        self._conversation.supplied_outputs[tool_call_id] = output
+
+    def supply_error(self, tool_call_id: str, error_text: str) -> None:
+        """Keep the error a call run elsewhere ended with; the next run gives it to the model.
+
+        Raises:
+            ArgumentError: `error_text` is not a string.
+            ResumeError: the call does not wait for an output.
+        """
+        if not isinstance(error_text, str):
+            raise ArgumentError("error_text", "a string (the error the model reads)", error_text)
+        self._check_awaits_output(tool_call_id)
+        self._conversation.supplied_outputs.pop(tool_call_id, None)
+        self._conversation.supplied_errors[tool_call_id] = error_text
+
+    def _check_awaits_output(self, tool_call_id: str) -> None:
         turn = self._conversation.turn
         waiting = sorted(turn.awaiting_output) if turn is not None else []
         if turn is None or tool_call_id not in turn.awaiting_output or tool_call_id in turn.results:
@@ -83,7 +101,6 @@ class Pauses:
                 tool_call_id,
                 f"tool call {tool_call_id!r} does not wait for an output (waiting: {', '.join(waiting) or 'none'})",
             )
-        self._conversation.supplied_outputs[tool_call_id] = output
 
     # -- settling the turn ---------------------------------------------------------------------------
 
@@ -101,6 +118,10 @@ class Pauses:
             call = next((c for c in turn.missing() if c.tool_call_id == tool_call_id), None)
             if call is not None:
                 await self._toolbox.supply_output(call, output)
+        for tool_call_id, error_text in _take(self._conversation.supplied_errors):
+            call = next((c for c in turn.missing() if c.tool_call_id == tool_call_id), None)
+            if call is not None:
+                await self._toolbox.supply_error(call, error_text)
         await self._toolbox.run_decided(messages=messages, abort=signal)
         to_run = self._runnable(turn)
         if to_run:
@@ -143,6 +164,7 @@ class Pauses:
         for tool_call_id in ids:
             self._conversation.resume_data.pop(tool_call_id, None)
             self._conversation.supplied_outputs.pop(tool_call_id, None)
+            self._conversation.supplied_errors.pop(tool_call_id, None)
         for call in missing:
             result = aborted_result(call, reason)
             self.collect(result)
@@ -154,7 +176,7 @@ class Pauses:
     def waiting(self) -> tuple[list[ApprovalRequest], list[Suspension], list[ToolCall]]:
         """Pending approvals, suspended calls, and calls waiting for a supplied output."""
         turn = self._conversation.turn
-        supplied = self._conversation.supplied_outputs
+        supplied = self._conversation.supplied_outputs.keys() | self._conversation.supplied_errors.keys()
         awaiting = (
             []
             if turn is None

@@ -40,7 +40,7 @@ class AgentResult:
     suspended: list[Suspension] = field(default_factory=list)
     """Calls waiting for `resume(tool_call_id, data)` (or a card press)."""
     awaiting_outputs: list[ToolCall] = field(default_factory=list)
-    """Calls to tools without `execute`, waiting for `supply_output(tool_call_id, output)`."""
+    """Calls to tools without `execute`, waiting for `supply_output(tool_call_id, output)` or `supply_error`."""
     aborted: bool = False
     """True when the run was aborted; its unfinished calls were answered as aborted."""
     warnings: list[Degradation] = field(default_factory=list)
@@ -154,6 +154,8 @@ class Conversation:
     """Resume data given with `resume()`, applied by the next run."""
     supplied_outputs: dict[str, Any] = field(default_factory=dict)
     """Outputs given with `supply_output()`, applied by the next run."""
+    supplied_errors: dict[str, str] = field(default_factory=dict)
+    """Errors given with `supply_error()`, applied by the next run."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form."""
@@ -169,6 +171,7 @@ class Conversation:
             "warnings": [d.to_dict() for d in self.warnings],
             "resumeData": _jsonable(self.resume_data),
             "suppliedOutputs": _jsonable(self.supplied_outputs),
+            "suppliedErrors": dict(self.supplied_errors),
         }
 
     def load(self, state: Mapping[str, Any]) -> None:
@@ -190,6 +193,7 @@ class Conversation:
         self.warnings = [Degradation.from_dict(d) for d in state.get("warnings", [])]
         self.resume_data = dict(state.get("resumeData") or {})
         self.supplied_outputs = dict(state.get("suppliedOutputs") or {})
+        self.supplied_errors = {str(k): str(v) for k, v in (state.get("suppliedErrors") or {}).items()}
 
 
 def _jsonable(value: Any) -> Any:

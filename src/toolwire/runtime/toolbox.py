@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from toolwire.adapter import tool_mapping
 from toolwire.events import Event
-from toolwire.exceptions import ResumeError
+from toolwire.exceptions import ArgumentError, ResumeError, ToolError
 from toolwire.results import ToolCall, ToolResult, execution_denied
 from toolwire.tools import Tool
 
@@ -295,6 +295,31 @@ class Toolbox:
         self._approvals.forget_calls(tool_call_ids)
         for tool_call_id in tool_call_ids:
             self.suspended.pop(tool_call_id, None)
+
+    async def supply_error(self, call: ToolCall | Mapping[str, Any], error_text: str) -> ToolResult:
+        """The error a call run elsewhere ended with (a front end's tool failed): the model reads it as an error.
+
+        The text reaches the model as it is; what UIs and transcripts show of it goes through the
+        tool's `error` transforms, as for any failed call.
+
+        Raises:
+            ArgumentError: `call` is not a call or its dict form, or `error_text` is not a string.
+            ResumeError: the call names a tool this box does not hold.
+        """
+        call = as_call(call)
+        if not isinstance(error_text, str):
+            raise ArgumentError("error_text", "a string (the error the model reads)", error_text)
+        tool = self.tools.get(call.tool_name)
+        if tool is None:
+            raise ResumeError(call.tool_call_id, f"tool call {call.tool_call_id!r} names no tool of this box")
+        result = ToolResult(
+            tool_call_id=call.tool_call_id,
+            tool_name=tool.id,
+            output={"type": "error-text", "value": error_text},
+            provider_metadata=call.provider_metadata,
+            error=ToolError(error_text),
+        )
+        return self._finished(tool, result)
 
     # -- persistence ---------------------------------------------------------------------------
 
