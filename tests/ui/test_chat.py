@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 
 from toolwire.agent import Agent
+from toolwire.deltas import StepFinished
 from toolwire.conformance.cassette import cassette_path, replay_vcr
 from toolwire.registry import get_adapter
 from toolwire.testing.capture import RequestCapture
+from toolwire.testing.scripted import SCRIPTED_CLIENT, ScriptedAdapter, call
+from toolwire.testing.scripted import answer as model_answer
 from toolwire.tools import create_tool
 from toolwire.ui import ChatRequestError, MemoryChatStore, UIChat
 
@@ -242,18 +245,72 @@ def test_regenerating_a_paused_message_starts_over_with_new_approval_ids(approve
         approve_chat.prepare(answer(body, first, approved=True))
 
 
-def test_a_browser_side_tool_cannot_answer_with_an_error() -> None:
-    """The runtime takes a supplied output only: an `output-error` for a browser-side call is refused (400)."""
-    chat = UIChat(lambda request: scenario_agent("openai-chat", "weather_and_chart", "sync", "client", request.chat_id))
+RENDER = create_tool(
+    id="render_chart",
+    description="Draw a chart in the user's browser.",
+    input_schema={"type": "object", "properties": {"kind": {"type": "string"}}},
+    transform={"display": {"error": lambda error: "Drawing failed."}},
+)
+"""A browser-side tool (no `execute`) whose errors the UI shows in a shorter form."""
+
+
+def render_chat() -> tuple[UIChat, ScriptedAdapter]:
+    """A chat whose model asks the browser to draw, then answers; each request's agent shares the script."""
+    adapter = ScriptedAdapter(
+        [[call("c1", "render_chart", '{"kind": "bar"}'), StepFinished("tool-calls")], model_answer("No chart, sorry.")]
+    )
+    chat = UIChat(lambda: Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[RENDER]), run_mode="sync")
+    return chat, adapter
+
+
+def answered_with_error(body: dict[str, Any], message: dict[str, Any], error_text: str) -> dict[str, Any]:
+    """The next POST after `addToolOutput({state: "output-error", ...})`."""
+    answered = copy.deepcopy(message)
+    answered["parts"][1].update(state="output-error", errorText=error_text)
+    return {**body, "messages": [*body["messages"], answered]}
+
+
+def test_a_browser_side_tool_answers_with_an_error_the_model_reads() -> None:
+    """`addToolOutput` with `output-error`: the model reads the error, the UI gets the display transform's text."""
+    chat, adapter = render_chat()
+    body = user_body(text="Draw it")
+    message = paused(chat, body)
+    chunks = chunks_of(chat.sse(answered_with_error(body, message, "WebGL context lost")))
+    assert chunks[1] == {"type": "tool-output-error", "toolCallId": "c1", "errorText": "Drawing failed."}
+    sent = adapter.requests[1]["messages"][-1]["content"][0]
+    assert (sent["toolCallId"], sent["output"]) == ("c1", {"type": "error-text", "value": "WebGL context lost"})
+    assert chunks[-1]["messageMetadata"]["finishReason"] == "stop"
+
+
+def test_the_error_a_display_transform_shortens_is_kept_for_the_next_turn() -> None:
+    """The browser shows "Drawing failed."; the next request still tells the model the real error."""
+    chat, adapter = render_chat()
+    adapter.script.append(model_answer("Still no chart."))
+    body = user_body(text="Draw it")
+    message = paused(chat, body)
+    answered = answered_with_error(body, message, "WebGL context lost")
+    chunks_of(chat.sse(answered))
+    shown = copy.deepcopy(answered["messages"][-1])
+    shown["parts"][1]["errorText"] = "Drawing failed."  # what the stream showed, which the browser sends back
+    follow_up = {"id": "u2", "role": "user", "parts": [{"type": "text", "text": "Why?"}]}
+    chunks_of(chat.sse({**body, "messages": [*body["messages"], shown, follow_up]}))
+    results = [m for m in adapter.requests[2]["messages"] if m["role"] == "tool"]
+    assert results[0]["content"][0]["output"] == {"type": "error-text", "value": "WebGL context lost"}
+
+
+def test_a_suspended_call_cannot_be_answered_with_an_error() -> None:
+    """Resume data is data: an `output-error` for a suspended call is refused (400) and the run still waits."""
+    chat = UIChat(lambda request: scenario_agent("anthropic", "weather_and_chart", "sync", "suspend", request.chat_id))
     body = user_body(text="What's the weather in Paris? Draw me the temperature chart too.")
-    with replay_vcr().use_cassette(str(cassette_path("openai-chat", "weather_and_chart")), allow_playback_repeats=True):
+    with replay_vcr().use_cassette(str(cassette_path("anthropic", "weather_and_chart")), allow_playback_repeats=True):
         message = paused(chat, body)
-    chart = next(p for p in message["parts"] if p.get("type") == "tool-make_chart")
-    chart.update(state="output-error", errorText="the canvas crashed")
+    weather = next(p for p in message["parts"] if p.get("type") == "tool-get_weather")
+    weather.update(state="output-error", errorText="no idea")
     with pytest.raises(ChatRequestError) as caught:
         chat.prepare({**body, "messages": [*body["messages"], message]})
     assert (caught.value.status, caught.value.message) == (
         400,
-        f"tool call {chart['toolCallId']!r} is answered with its output: "
-        "send an output (`addToolOutput`), not an error",
+        f"tool call {weather['toolCallId']!r} is resumed with data: send the data (`addToolOutput` with an "
+        "`output`), not an error",
     )
+    assert len(chat.store) == 1  # type: ignore[arg-type]

@@ -1,7 +1,7 @@
 """Everything the UI bridge needs from `Agent`, in one place, through its public API.
 
 Loading a conversation (`messages`), pausing and continuing (`export_state`/`import_state`,
-`approve`, `deny`, `resume`, `supply_output`), card presses (`toolwire.targets.press` on
+`approve`, `deny`, `resume`, `supply_output`, `supply_error`), card presses (`toolwire.targets.press` on
 `agent.toolbox`: the runtime hands the result to the paused turn), the run's abort signal,
 its degradations (`warnings`, each once) and what the model read of each result.
 """
@@ -144,6 +144,17 @@ class RunAgent:
         """
         try:
             self.agent.supply_output(tool_call_id, output)
+        except ResumeError as exc:
+            raise AnswerRefused(str(exc)) from None
+
+    def client_error(self, tool_call_id: str, error_text: str) -> None:
+        """The browser's tool failed: the model reads `error_text` as the call's error result.
+
+        Raises:
+            AnswerRefused: the call does not wait for an output.
+        """
+        try:
+            self.agent.supply_error(tool_call_id, error_text)
         except ResumeError as exc:
             raise AnswerRefused(str(exc)) from None
 

@@ -2,7 +2,7 @@
 
 An answer is accepted only for a call the saved run waits on, of the kind it waits for: an
 approval decision carrying the approval id the runtime issued for that very call (random and
-single-use); an output for a browser-side call; resume data for a suspended call; a button
+single-use); an output or an error for a browser-side call; resume data for a suspended call; a button
 (or a dismissal) for a card. Anything else is refused with a `ChatRequestError` that says what
 is wrong, and nothing of the saved run is used.
 """
@@ -75,10 +75,11 @@ def _output(part: UIToolPart, kind: CallKind) -> Answer:
         raise ChatRequestError(
             409, f"tool call {part.tool_call_id!r} waits for an approval; the browser cannot supply its output"
         )
-    if kind in ("suspended", "client") and part.state == "output-error":
-        what = "resumed with data" if kind == "suspended" else "answered with its output"
+    if kind == "suspended" and part.state == "output-error":
         raise ChatRequestError(
-            400, f"tool call {part.tool_call_id!r} is {what}: send an output (`addToolOutput`), not an error"
+            400,
+            f"tool call {part.tool_call_id!r} is resumed with data: send the data (`addToolOutput` with an "
+            "`output`), not an error",
         )
     if kind == "card" and card_press(part) is None:
         raise ChatRequestError(

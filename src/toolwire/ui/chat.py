@@ -202,6 +202,8 @@ class ChatTurn:
                 if item.kind == "approval" and item.approval_id is not None:
                     approval = part.approval or {}
                     self.run.approve(item.approval_id, bool(approval.get("approved")), approval.get("reason"))
+                elif item.kind == "client" and part.state == "output-error":
+                    self.run.client_error(part.tool_call_id, part.error_text or "")
                 elif item.kind == "client":
                     self.run.client_output(part.tool_call_id, part.output)
                 elif item.kind == "suspended":
