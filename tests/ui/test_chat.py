@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from toolwire.agent import Agent
-from toolwire.deltas import StepFinished
 from toolwire.conformance.cassette import cassette_path, replay_vcr
+from toolwire.deltas import StepFinished
 from toolwire.registry import get_adapter
 from toolwire.testing.capture import RequestCapture
 from toolwire.testing.scripted import SCRIPTED_CLIENT, ScriptedAdapter, call
@@ -314,3 +314,26 @@ def test_a_suspended_call_cannot_be_answered_with_an_error() -> None:
         "`output`), not an error",
     )
     assert len(chat.store) == 1  # type: ignore[arg-type]
+
+
+def test_after_a_stop_the_next_message_answers_the_unfinished_call_as_aborted() -> None:
+    """The browser stopped mid-run and the user typed again: the model reads the aborted call, as the run had it."""
+    adapter = ScriptedAdapter([model_answer("Sure, never mind.")])
+    chat = UIChat(lambda: Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[RENDER]), run_mode="sync")
+    stopped = {
+        "id": "a1",
+        "role": "assistant",
+        "parts": [
+            {"type": "step-start"},
+            {"type": "tool-render_chart", "toolCallId": "c1", "state": "input-available", "input": {"kind": "bar"}},
+        ],
+    }
+    again = {"id": "u2", "role": "user", "parts": [{"type": "text", "text": "Forget the chart"}]}
+    body = user_body(text="Draw it")
+    finish = chunks_of(chat.sse({**body, "messages": [*body["messages"], stopped, again]}))[-1]
+    assert finish["finishReason"] == "stop"
+    [result] = [m for m in adapter.requests[0]["messages"] if m["role"] == "tool"][0]["content"]
+    assert result["output"] == {
+        "type": "error-text",
+        "value": "The run was aborted before tool 'render_chart' finished; it may be called again.",
+    }

@@ -316,6 +316,40 @@ class TestAssistantMessages:
             "and only the last assistant step may wait for one"
         )
 
+    def test_calls_a_stopped_run_left_unanswered_are_answered_as_aborted_when_the_user_goes_on(self) -> None:
+        """The user pressed stop and typed again: the call gets the aborted result the run itself gave it."""
+        conversation = read_ui_messages(
+            [
+                user_message({"type": "text", "text": "Weather?"}),
+                assistant_message({"type": "step-start"}, weather_part(state="input-available")),
+                {"id": "u2", "role": "user", "parts": [{"type": "text", "text": "Never mind"}]},
+            ]
+        )
+        assert conversation.messages[2] == ToolMessage(
+            content=(
+                ToolResult(
+                    tool_call_id="c1",
+                    tool_name="get_weather",
+                    output={
+                        "type": "error-text",
+                        "value": "The run was aborted before tool 'get_weather' finished; it may be called again.",
+                    },
+                ),
+            )
+        )
+        assert conversation.interrupted == ["c1"]
+
+    def test_calls_of_a_paused_message_must_be_answered_before_going_on(self) -> None:
+        """`metadata.paused`: the run waits for these calls, so a new message after them is refused."""
+        paused = {
+            **assistant_message({"type": "step-start"}, weather_part(state="approval-requested", approval={"id": "a"})),
+            "metadata": {"paused": True},
+        }
+        with pytest.raises(UIMessageError, match=r"message 1, part 1: tool call 'c1' \(get_weather\) has no result"):
+            read(
+                user_message({"type": "text", "text": "Weather?"}), paused, user_message({"type": "text", "text": "?"})
+            )
+
     @pytest.mark.parametrize(
         ("part", "problem"),
         [
@@ -404,3 +438,82 @@ def test_any_json_is_read_or_refused_with_a_ui_message_error(messages: list[Any]
     """Whatever a browser posts, the reader answers with messages or a `UIMessageError`, nothing else."""
     with contextlib.suppress(UIMessageError):
         read_ui_messages(messages)
+
+
+def code_part(**fields: Any) -> dict[str, Any]:
+    """A provider-executed code execution call (Anthropic programmatic tool calling)."""
+    return {
+        "type": "tool-code_execution",
+        "toolCallId": "srv_1",
+        "input": {"code": "roll()"},
+        "providerExecuted": True,
+        "callProviderMetadata": {"anthropic": {"blockType": "server_tool_use"}},
+        **fields,
+    }
+
+
+CODE_CALL = ToolCall(
+    tool_call_id="srv_1",
+    tool_name="code_execution",
+    input={"code": "roll()"},
+    provider_executed=True,
+    provider_metadata={"anthropic": {"blockType": "server_tool_use"}},
+)
+CODE_RESULT = ToolResult(
+    tool_call_id="srv_1",
+    tool_name="code_execution",
+    output={"type": "json", "value": {"stdout": "6"}},
+    provider_metadata={"anthropic": {"blockType": "code_execution_tool_result"}},
+)
+DONE = {
+    "state": "output-available",
+    "output": {"stdout": "6"},
+    "resultProviderMetadata": {"anthropic": {"blockType": "code_execution_tool_result"}},
+}
+
+
+class TestOutputsInLaterResponses:
+    def test_an_output_marked_in_a_later_step_is_read_there(self) -> None:
+        """The call stays in its step; its result goes where `data-tool-output` says it came."""
+        marker = {"type": "data-tool-output", "id": "srv_1", "data": {"toolCallId": "srv_1"}}
+        messages = read(
+            assistant_message(
+                {"type": "step-start"},
+                code_part(**DONE),
+                {"type": "step-start"},
+                marker,
+                {"type": "text", "text": "You rolled 6."},
+            )
+        )
+        assert messages == [
+            AssistantMessage(content=(CODE_CALL,)),
+            AssistantMessage(content=(CODE_RESULT, TextPart(text="You rolled 6."))),
+        ]
+
+    def test_a_call_of_an_earlier_message_is_read_once(self) -> None:
+        """The part announced again (`toolwire.earlierCall`) gives only the result, in its own message."""
+        again = code_part(**DONE)
+        again["callProviderMetadata"] = {**again["callProviderMetadata"], "toolwire": {"earlierCall": True}}
+        messages = read(
+            user_message({"type": "text", "text": "Roll"}),
+            assistant_message({"type": "step-start"}, code_part(state="input-available")),
+            user_message({"type": "text", "text": "And?"}),
+            {**assistant_message({"type": "step-start"}, again, {"type": "text", "text": "6."}), "id": "a2"},
+        )
+        assert messages[1] == AssistantMessage(content=(CODE_CALL,))
+        assert messages[3] == AssistantMessage(content=(CODE_RESULT, TextPart(text="6.")))
+
+    def test_a_mark_naming_no_provider_call_of_the_message_is_refused(self) -> None:
+        """The mark must follow the call's part in the same message."""
+        marker = {"type": "data-tool-output", "id": "x", "data": {"toolCallId": "x"}}
+        with pytest.raises(UIMessageError) as caught:
+            read(assistant_message({"type": "step-start"}, marker))
+        assert str(caught.value) == (
+            "message 0, part 1: `data-tool-output` names tool call 'x', which no earlier provider-executed tool "
+            "part of this message holds"
+        )
+
+    def test_a_mark_without_a_call_id_is_refused(self) -> None:
+        """`data.toolCallId` is required."""
+        with pytest.raises(UIMessageError, match=r"message 0, part 1: a `data-tool-output` part needs"):
+            read(assistant_message({"type": "step-start"}, {"type": "data-tool-output", "data": {}}))

@@ -31,7 +31,8 @@ from toolwire.events import (
     ToolSuspended,
     Usage,
 )
-from toolwire.results import ToolResult
+from toolwire.messages import AssistantMessage, user
+from toolwire.results import ToolCall, ToolResult
 from toolwire.tools import create_tool
 from toolwire.ui import UIMessageStream, aui_message_chunks, ui_message_chunks
 
@@ -215,22 +216,6 @@ class TestTools:
             "errorText": "not JSON",
             "providerMetadata": {"toolwire": {"inputError": True}},
         }
-
-    def test_the_output_of_a_call_the_client_never_saw_is_announced_first(self) -> None:
-        """A provider result for a call of an earlier response gets a dynamic tool part to land in."""
-        found = chunks(
-            [StartStep(), ToolOutputAvailable(tool_call_id="srv_9", output={"ok": 1}, provider_executed=True)]
-        )
-        assert found[2:4] == [
-            {
-                "type": "tool-input-available",
-                "toolCallId": "srv_9",
-                "toolName": "unknown",
-                "input": None,
-                "dynamic": True,
-            },
-            {"type": "tool-output-available", "toolCallId": "srv_9", "output": {"ok": 1}, "providerExecuted": True},
-        ]
 
     def test_a_call_known_from_the_continued_message_is_not_announced_again(self) -> None:
         """Outputs of calls the continued message shows go straight to them, in the step that asked."""
@@ -509,3 +494,111 @@ async def test_the_async_driver_gives_the_same_chunks() -> None:
 
     found = [c async for c in aui_message_chunks(source(), message_id="msg_1")]
     assert found == chunks(events)
+
+
+CODE_CALL = ToolCall(
+    tool_call_id="srvtoolu_1",
+    tool_name="code_execution",
+    input={"code": "print(6 * 7)"},
+    provider_executed=True,
+    provider_metadata={"anthropic": {"blockType": "server_tool_use"}},
+)
+"""A provider-executed call made in an earlier message (its result comes in a later response)."""
+CODE_OUTPUT = ToolOutputAvailable(
+    tool_call_id="srvtoolu_1",
+    output={"stdout": "42"},
+    provider_executed=True,
+    provider_metadata={"anthropic": {"blockType": "code_execution_tool_result"}},
+)
+EARLIER = [user("Compute it"), AssistantMessage(content=(CODE_CALL,)), user("Go on")]
+
+
+class TestOutputsOfEarlierCalls:
+    def test_a_call_of_an_earlier_message_is_announced_with_its_name_and_input(self) -> None:
+        """The call is looked up in the conversation: real name, input, provider flag and metadata."""
+        found = chunks([StartStep(), CODE_OUTPUT], history=EARLIER)
+        assert found[2:4] == [
+            {
+                "type": "tool-input-available",
+                "toolCallId": "srvtoolu_1",
+                "toolName": "code_execution",
+                "input": {"code": "print(6 * 7)"},
+                "providerExecuted": True,
+                "providerMetadata": {"anthropic": {"blockType": "server_tool_use"}, "toolwire": {"earlierCall": True}},
+            },
+            {
+                "type": "tool-output-available",
+                "toolCallId": "srvtoolu_1",
+                "output": {"stdout": "42"},
+                "providerExecuted": True,
+                "providerMetadata": {"anthropic": {"blockType": "code_execution_tool_result"}},
+            },
+        ]
+
+    def test_the_announced_input_goes_through_the_display_transform(self) -> None:
+        """A tool that hides its input shows the earlier call as it was shown then, never the raw input."""
+        secret = create_tool(
+            id="open_vault",
+            description="Open the vault.",
+            execute=lambda args: "open",
+            transform={"display": {"input": lambda input: {"code": "***"}}},
+        )
+        call = ToolCall(tool_call_id="c1", tool_name="open_vault", input={"code": "1234"})
+        history = [user("Open it"), AssistantMessage(content=(call,))]
+        found = chunks(
+            [StartStep(), ToolOutputAvailable(tool_call_id="c1", output="open")],
+            history=history,
+            tools={"open_vault": secret},
+        )
+        assert found[2] == {
+            "type": "tool-input-available",
+            "toolCallId": "c1",
+            "toolName": "open_vault",
+            "input": {"code": "***"},
+            "providerMetadata": {"toolwire": {"earlierCall": True}},
+        }
+
+    def test_a_call_the_client_shows_as_dynamic_stays_dynamic(self) -> None:
+        """The announcement keeps the part kind the client gave the call."""
+        found = chunks([StartStep(), CODE_OUTPUT], history=EARLIER, dynamic_calls={"srvtoolu_1"})
+        assert found[2]["dynamic"] is True
+
+    def test_a_call_the_conversation_does_not_hold_gets_a_warning_not_an_invented_part(self) -> None:
+        """No tool part without a name: a `data-warning` says what happened and keeps what was not shown."""
+        found = chunks([StartStep(), CODE_OUTPUT, ToolOutputError(tool_call_id="srvtoolu_1", error_text="again")])
+        assert types(found) == ["start", "start-step", "data-warning", "finish-step", "finish"]
+        assert found[2]["data"] == {
+            "api": "ui",
+            "feature": "ui.unknown_tool_call",
+            "action": "tool call 'srvtoolu_1' is not in the conversation, so the client has no part to show its "
+            "update in; it is left out of the message",
+            "toolCallId": "srvtoolu_1",
+            "output": {"stdout": "42"},
+        }
+
+    def test_an_approval_for_a_call_the_conversation_does_not_hold_is_reported(self) -> None:
+        """An approval request needs the call's part too."""
+        found = chunks([StartStep(), ToolApprovalRequest(approval_id="approval_1", tool_call_id="c9")], api="anthropic")
+        assert [c["type"] for c in found[2:3]] == ["data-warning"]
+        assert (found[2]["data"]["api"], found[2]["data"]["approvalId"]) == ("anthropic", "approval_1")
+
+    def test_an_output_in_a_later_step_than_its_call_is_marked_where_it_came(self) -> None:
+        """Programmatic tool calling: the output lands on the call's part; `data-tool-output` marks its step."""
+        call = ToolInputAvailable(
+            tool_call_id="srvtoolu_1", tool_name="code_execution", input={}, provider_executed=True
+        )
+        found = chunks([StartStep(), call, FinishStep(finish_reason="tool-calls"), StartStep(), CODE_OUTPUT])
+        assert types(found)[5:8] == ["start-step", "data-tool-output", "tool-output-available"]
+        assert found[6] == {"type": "data-tool-output", "id": "srvtoolu_1", "data": {"toolCallId": "srvtoolu_1"}}
+
+    def test_an_output_in_the_step_of_its_call_needs_no_mark(self) -> None:
+        """A web search answered in the same response: the part holds both, nothing else."""
+        call = ToolInputAvailable(
+            tool_call_id="srvtoolu_1", tool_name="code_execution", input={}, provider_executed=True
+        )
+        assert "data-tool-output" not in types(chunks([StartStep(), call, CODE_OUTPUT]))
+
+    def test_an_output_for_a_call_of_the_continued_message_is_marked_in_its_new_step(self) -> None:
+        """The continued message holds the call; a later response answers it: placed, and marked."""
+        found = chunks([StartStep(), CODE_OUTPUT], known_calls={"srvtoolu_1": "code_execution"}, history=EARLIER)
+        assert types(found)[1:4] == ["start-step", "data-tool-output", "tool-output-available"]

@@ -10,20 +10,29 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncGenerator, Callable, Generator, Mapping, Sequence
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypedDict, cast
 
 from toolwire.agent import Agent
 from toolwire.compat import Degradation
-from toolwire.events import Event
+from toolwire.events import Event, ToolInputAvailable
 from toolwire.exceptions import ApprovalError, ResumeError
-from toolwire.messages import Message, SystemMessage, ToolMessage
-from toolwire.results import ToolResult
+from toolwire.messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
+from toolwire.results import ToolCall, ToolResult
 from toolwire.runtime import AbortSignal
 from toolwire.tools import Tool
 
+from ._tool_chunks import shown_call
 from .protocol import is_card
 
 CallKind = Literal["approval", "suspended", "card", "client"]
+
+
+class Facts(TypedDict):
+    """What the message metadata says of the model."""
+
+    model: str
+    api: str
+    provider: str
 
 
 class AnswerRefused(Exception):
@@ -53,7 +62,7 @@ class RunAgent:
         """The agent's tools by id."""
         return self.agent.tools
 
-    def facts(self) -> dict[str, str]:
+    def facts(self) -> Facts:
         """Model, api and provider, for the message metadata."""
         return {"model": self.agent.model, "api": self.agent.adapter.api, "provider": self.agent.adapter.provider}
 
@@ -66,6 +75,18 @@ class RunAgent:
         found = self.agent.warnings
         new, self._warned = found[self._warned :], len(found)
         return new
+
+    def current_calls(self) -> dict[str, ToolInputAvailable]:
+        """The calls since the last user message (the assistant message a continued run streams into), as shown."""
+        messages = self.agent.messages
+        last_user = max((i for i, m in enumerate(messages) if isinstance(m, UserMessage)), default=-1)
+        return {
+            part.tool_call_id: shown_call(part, self.tools)
+            for message in messages[last_user + 1 :]
+            if isinstance(message, AssistantMessage)
+            for part in message.content
+            if isinstance(part, ToolCall)
+        }
 
     def tool_result(self, tool_call_id: str) -> ToolResult | None:
         """The result the model read (or will read) for a call run by this agent."""

@@ -79,6 +79,11 @@ class UIToolPart:
         return self.state in OPEN_STATES and not (self.provider_executed and self.state == "input-available")
 
     @property
+    def made_earlier(self) -> bool:
+        """Whether the part repeats a call of an earlier message (`toolwire.earlierCall`): only its result is here."""
+        return split_toolwire(self.call_metadata)[0].get("earlierCall") is True
+
+    @property
     def input_failed(self) -> bool:
         """Whether the call never ran because its input was unusable (a `tool-input-error`)."""
         return self.state == "output-error" and bool(split_toolwire(self.result_metadata)[0].get("inputError"))

@@ -1,16 +1,23 @@
 """The tool half of a UI message: calls, outputs, approvals, suspensions and their data parts.
 
-A call the client never saw (its output came in a later response) is announced first; a
-target's display answer splits into its content and a `data-tool-display` part; what the model
+An output can come in a later model response than its call (Anthropic's programmatic tool
+calling, deferred tool search). When the call is in this message, a `data-tool-output` part
+marks the step the output came in. When it was made in an earlier message, the call is looked
+up in the conversation and announced again in this message (its real name and input, through
+the display transform as when it was made, marked `toolwire.earlierCall` so the conversation
+read back holds the call once); a call the conversation does not hold gets a `data-warning`.
+
+A target's display answer splits into its content and a `data-tool-display` part; what the model
 read travels with an output when it differs from what is shown, unless a display transform
 hides it; refused resume data puts the call's part back to waiting.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from toolwire.compat import Degradation
 from toolwire.events import (
     ToolApprovalRequest,
     ToolApprovalResponse,
@@ -25,7 +32,9 @@ from toolwire.events import (
     ToolResumeError,
     ToolSuspended,
 )
-from toolwire.results import ToolResult, default_output
+from toolwire.messages import AssistantMessage, Message
+from toolwire.results import ToolCall, ToolResult, default_output
+from toolwire.runtime import display_stream_event
 from toolwire.tools import Tool, TransformPhase
 
 from . import protocol
@@ -45,19 +54,34 @@ class ToolChunks:
         suspensions: Mapping[str, Mapping[str, Any]] | None,
         client_tools: Iterable[str],
         tool_result: Callable[[str], ToolResult | None] | None,
+        history: Sequence[Message] = (),
+        dynamic_calls: Iterable[str] = (),
+        api: str | None = None,
     ) -> None:
         self._tools = dict(tools or {})
         self._calls: dict[str, str] = dict(known_calls or {})
-        """Tool name of every call the client knows, by call id."""
+        """Tool name of every call the client knows in this message, by call id."""
         self._inputs: dict[str, Any] = dict(known_inputs or {})
         self._suspensions: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (suspensions or {}).items()}
         """The suspension or card part of each suspended call the client shows (`{type, data}`)."""
         self._client_tools = frozenset(client_tools)
         self._tool_result = tool_result
+        self._earlier = _calls_of(history)
+        """The conversation's calls by id: where a call made in an earlier message is found."""
+        self._dynamic = frozenset(dynamic_calls)
+        """Calls the client shows as `dynamic-tool` parts."""
+        self._api = api
+        self._step_calls: set[str] = set()
+        """Calls whose part is in the current step."""
+        self._unplaced: set[str] = set()
+        """Calls the conversation does not hold (reported once each)."""
 
     def _ensure_step(self, out: list[Chunk]) -> None:
         """Open a step when none is open (the message knows its steps)."""
         raise NotImplementedError
+
+    def _new_step(self) -> None:
+        self._step_calls.clear()
 
     # -- calls and outputs -------------------------------------------------------------------------
 
@@ -71,7 +95,14 @@ class ToolChunks:
                 delta = event.input_text_delta
                 out.append({"type": "tool-input-delta", "toolCallId": event.tool_call_id, "inputTextDelta": delta})
             return
+        out.append(self._call_chunk(event))
+        if isinstance(event, ToolInputAvailable) and self._is_background(event.tool_name):
+            out.append(protocol.task_chunk(event.tool_call_id, event.tool_name, "running"))
+
+    def _call_chunk(self, event: ToolInputStart | ToolInputAvailable | ToolInputError, earlier: bool = False) -> Chunk:
+        """The chunk that gives the call its part in the current step (`earlier`: made in an earlier message)."""
         self._calls[event.tool_call_id] = event.tool_name
+        self._step_calls.add(event.tool_call_id)
         chunk: Chunk = {"type": event.type, "toolCallId": event.tool_call_id, "toolName": event.tool_name}
         if isinstance(event, (ToolInputAvailable, ToolInputError)):
             chunk["input"] = self._inputs[event.tool_call_id] = event.input
@@ -79,13 +110,16 @@ class ToolChunks:
         if isinstance(event, ToolInputError):
             chunk["errorText"] = event.error_text
             metadata = {**(metadata or {}), protocol.TOOLWIRE_METADATA: {"inputError": True}}
+        if earlier:
+            metadata = {**(metadata or {}), protocol.TOOLWIRE_METADATA: {"earlierCall": True}}
+        if event.tool_call_id in self._dynamic:
+            chunk["dynamic"] = True
         _provider_fields(chunk, event.provider_executed, metadata)
-        out.append(chunk)
-        if isinstance(event, ToolInputAvailable) and self._is_background(event.tool_name):
-            out.append(protocol.task_chunk(event.tool_call_id, event.tool_name, "running"))
+        return chunk
 
     def _tool_output(self, event: ToolOutputAvailable | ToolOutputError | ToolOutputDenied, out: list[Chunk]) -> None:
-        self._ensure_call(event.tool_call_id, out)
+        if not self._ensure_call(event.tool_call_id, out, _what_is_lost(event)):
+            return
         if isinstance(event, ToolOutputDenied):
             out.append({"type": "tool-output-denied", "toolCallId": event.tool_call_id})
             return
@@ -105,6 +139,12 @@ class ToolChunks:
             if result.output != derived and self._may_show(name, isinstance(event, ToolOutputError)):
                 metadata[protocol.TOOLWIRE_METADATA] = {"modelOutput": result.output}
         _provider_fields(chunk, event.provider_executed, metadata or None)
+        if event.provider_executed and event.tool_call_id not in self._step_calls:
+            # The output came in a later response than its call: mark where, for the conversation read back.
+            self._ensure_step(out)
+            out.append(
+                protocol.data_chunk(protocol.TOOL_OUTPUT, {"toolCallId": event.tool_call_id}, event.tool_call_id)
+            )
         out.append(chunk)
         if channel is not None:
             out.append(protocol.display_chunk(event.tool_call_id, *channel))
@@ -112,14 +152,28 @@ class ToolChunks:
             failed = isinstance(event, ToolOutputError)
             out.append(protocol.task_chunk(event.tool_call_id, name, "failed" if failed else "done"))
 
-    def _ensure_call(self, tool_call_id: str, out: list[Chunk]) -> None:
-        """A call the client never saw (its output came in a later response): announce it first."""
+    def _ensure_call(self, tool_call_id: str, out: list[Chunk], lost: Mapping[str, Any]) -> bool:
+        """Whether the client has a part for the call, announcing one made in an earlier message first.
+
+        A call the conversation does not hold cannot get a part without inventing its name: a
+        `data-warning` says so once (with `lost`, what the client was not shown), and False.
+        """
         if tool_call_id in self._calls:
-            return
+            return True
         self._ensure_step(out)
-        self._calls[tool_call_id] = "unknown"
-        announced = {"type": "tool-input-available", "toolCallId": tool_call_id, "toolName": "unknown", "input": None}
-        out.append({**announced, "dynamic": True})
+        call = self._earlier.get(tool_call_id)
+        if call is not None:
+            out.append(self._call_chunk(shown_call(call, self._tools), earlier=True))
+            return True
+        if tool_call_id not in self._unplaced:
+            self._unplaced.add(tool_call_id)
+            action = (
+                f"tool call {tool_call_id!r} is not in the conversation, so the client has no part to show "
+                "its update in; it is left out of the message"
+            )
+            degradation = Degradation(api=self._api or "ui", feature="ui.unknown_tool_call", action=action)
+            out.append(protocol.warning_chunk(degradation, {"toolCallId": tool_call_id, **lost}))
+        return False
 
     def _may_show(self, tool_name: str, is_error: bool) -> bool:
         """Whether the UI may see what the model read: not when a display transform hides the result."""
@@ -138,7 +192,8 @@ class ToolChunks:
             answer: Chunk = {"type": event.type, "approvalId": event.approval_id, "approved": event.approved}
             out.append(answer if event.reason is None else {**answer, "reason": event.reason})
             return
-        self._ensure_call(event.tool_call_id, out)
+        if not self._ensure_call(event.tool_call_id, out, {"approvalId": event.approval_id}):
+            return
         chunk: Chunk = {"type": event.type, "approvalId": event.approval_id, "toolCallId": event.tool_call_id}
         if event.approval_descriptor is not None:
             chunk["approvalDescriptor"] = event.approval_descriptor
@@ -151,7 +206,8 @@ class ToolChunks:
             self._resumed(event, out)
 
     def _suspended(self, event: ToolSuspended, out: list[Chunk]) -> None:
-        self._ensure_call(event.tool_call_id, out)
+        if not self._ensure_call(event.tool_call_id, out, {"payload": event.payload}):
+            return
         name = self._calls[event.tool_call_id]
         if name in self._client_tools:
             return  # a browser-side call: its tool part is the request, the browser answers it
@@ -182,6 +238,41 @@ class ToolChunks:
             if event.payload is not None:
                 data["resumeData"] = event.payload
         out.append(protocol.data_chunk(shown["type"], data, event.tool_call_id))
+
+
+def shown_call(call: ToolCall, tools: Mapping[str, Tool]) -> ToolInputAvailable:
+    """The announcement a call got when made: the input through the display transform (provider calls as they are)."""
+    event = ToolInputAvailable(
+        tool_call_id=call.tool_call_id,
+        tool_name=call.tool_name,
+        input=call.input,
+        provider_executed=call.provider_executed,
+        provider_metadata=call.provider_metadata,
+    )
+    if call.provider_executed:
+        return event
+    shown = display_stream_event(tools.get(call.tool_name), event)
+    assert isinstance(shown, ToolInputAvailable)  # a display transform keeps the event's kind
+    return shown
+
+
+def _calls_of(history: Sequence[Message]) -> dict[str, ToolCall]:
+    """Every call of the conversation by id (the latest, should an id repeat)."""
+    return {
+        part.tool_call_id: part
+        for message in history
+        if isinstance(message, AssistantMessage)
+        for part in message.content
+        if isinstance(part, ToolCall)
+    }
+
+
+def _what_is_lost(event: ToolOutputAvailable | ToolOutputError | ToolOutputDenied) -> dict[str, Any]:
+    if isinstance(event, ToolOutputAvailable):
+        return {"output": event.output}
+    if isinstance(event, ToolOutputError):
+        return {"errorText": event.error_text}
+    return {"denied": True}
 
 
 def _provider_fields(chunk: Chunk, provider_executed: bool, metadata: Mapping[str, Any] | None) -> None:

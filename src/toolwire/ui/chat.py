@@ -85,6 +85,8 @@ class UIChat:
         try:
             if paused is not None and paused.get("messageId") == request.last_assistant_id:
                 return self._continue(request, key, run, record or {})
+            if paused is not None:
+                _refuse_moving_on(request, paused)
             if request.last_assistant_id is not None:  # answers to a run that does not wait (any more)
                 raise ChatRequestError(
                     409,
@@ -184,6 +186,8 @@ class ChatTurn:
             suspensions=_suspension_parts(request),
             client_tools=run.client_tools,
             tool_result=run.tool_result,
+            history=list(run.messages),
+            dynamic_calls=_dynamic_calls(request),
             on_error=chat.on_error,
             **run.facts(),
         )
@@ -314,6 +318,21 @@ class ChatTurn:
         return state is not None
 
 
+def _refuse_moving_on(request: ChatRequest, paused: Mapping[str, Any]) -> None:
+    """A new message while the run waits would drop the calls it waits on: refused, as `Agent` refuses a prompt.
+
+    Raises:
+        ChatRequestError: a call the run waits on is left unanswered (400).
+    """
+    unanswered = [call for call in request.conversation.interrupted if call in paused.get("calls", {})]
+    if unanswered:
+        raise ChatRequestError(
+            400,
+            f"tool call {unanswered[0]!r} has no result, and the run still waits for it in message "
+            f"{paused.get('messageId')!r}: answer it (or regenerate that message) before sending a new one",
+        )
+
+
 def _tool_parts(request: ChatRequest) -> dict[str, tuple[str, Any]]:
     """Calls the continued assistant message already shows (call id → tool name and input)."""
     if request.last_assistant_id is None:
@@ -325,6 +344,16 @@ def _tool_parts(request: ChatRequest) -> dict[str, tuple[str, Any]]:
             name = part.get("toolName") if kind == "dynamic-tool" else kind[len("tool-") :]
             known[str(part.get("toolCallId"))] = (str(name), part.get("input"))
     return known
+
+
+def _dynamic_calls(request: ChatRequest) -> set[str]:
+    """Calls the client shows as `dynamic-tool` parts (announced again, they keep that kind)."""
+    return {
+        str(part.get("toolCallId"))
+        for message in request.ui_messages
+        for part in message.get("parts", [])
+        if isinstance(part, Mapping) and part.get("type") == "dynamic-tool"
+    }
 
 
 def _suspension_parts(request: ChatRequest) -> dict[str, dict[str, Any]]:

@@ -13,7 +13,14 @@ else is sent. What the protocol has no chunk for travels in `data-<name>` parts 
   elements: [{type, id, label, variant?}], assignee?, expiresAt?}`.
 - `data-tool-display` (id: the call id): `{toolCallId, markdown}` or `{toolCallId, embedUrl}`,
   a target tool's display channel (the tool part's output is then the answer's `content`).
-- `data-warning` (no id): `{api, feature, action, toolId?}`, a feature the provider could not take.
+- `data-warning` (no id): `{api, feature, action, toolId?}`, a feature the provider could not take;
+  feature `ui.unknown_tool_call` is an update for a call the conversation does not hold (no part
+  can show it without inventing its tool), with `toolCallId` and what was not shown (`output`,
+  `errorText`, `denied`, `approvalId` or `payload`).
+- `data-tool-output` (id: the call id): `{toolCallId}`, where a provider-executed call's output
+  came when that was a later model response than its call (Anthropic's programmatic tool
+  calling); the output itself is on the call's tool part. It shows nothing; reading the messages
+  back puts the result where the run had it.
 - `data-background-task` (id: the call id): `{toolCallId, toolName, status}` for tools declared
   with `background`, status `"running"` then `"done"` or `"failed"`.
 
@@ -22,6 +29,11 @@ Message metadata (`start`, `message-metadata`, `finish`; merged by the client):
 `{finishReason, usage, steps, paused}`. `steps` lists `{finishReason?, usage?, responseId?,
 providerMetadata?}` per model call of the message (a run continued after the user answered keeps
 its earlier steps) and `usage` is their sum.
+
+A call made in an earlier message whose output comes in this one is announced again here (its
+tool name and input as first shown), with `toolwire.earlierCall: true` in its `providerMetadata`
+(the part's `callProviderMetadata`): the conversation read back holds the call once, in its
+own message, and the result in this one.
 
 A tool output's `providerMetadata` (the part's `resultProviderMetadata`) is the result's own
 provider metadata (e.g. a Gemini thought signature), plus `toolwire.modelOutput` when what the
@@ -68,8 +80,9 @@ ACTION_REQUIRED: Final = "data-action-required"
 TOOL_DISPLAY: Final = "data-tool-display"
 WARNING: Final = "data-warning"
 BACKGROUND_TASK: Final = "data-background-task"
+TOOL_OUTPUT: Final = "data-tool-output"
 DISPLAY_DATA_PARTS: Final[frozenset[str]] = frozenset(
-    {SUSPENDED, ACTION_REQUIRED, TOOL_DISPLAY, WARNING, BACKGROUND_TASK}
+    {SUSPENDED, ACTION_REQUIRED, TOOL_DISPLAY, WARNING, BACKGROUND_TASK, TOOL_OUTPUT}
 )
 """toolwire's own data parts: shown by the UI, never part of the model conversation."""
 
@@ -104,10 +117,10 @@ def display_chunk(tool_call_id: str, channel: Literal["markdown", "embedUrl"], v
     return data_chunk(TOOL_DISPLAY, {"toolCallId": tool_call_id, channel: value}, tool_call_id)
 
 
-def warning_chunk(degradation: Degradation) -> dict[str, Any]:
-    """A degradation (`data-warning`), in the CLI's JSON form without unset fields."""
+def warning_chunk(degradation: Degradation, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """A degradation (`data-warning`), in the CLI's JSON form without unset fields (and `extra` facts)."""
     data = {k: v for k, v in degradation.to_dict().items() if v is not None}
-    return data_chunk(WARNING, data)
+    return data_chunk(WARNING, {**data, **(extra or {})})
 
 
 def task_chunk(tool_call_id: str, tool_name: str, status: TaskStatus) -> dict[str, Any]:

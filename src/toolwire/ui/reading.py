@@ -7,10 +7,18 @@ recorded them; so the next provider request equals the one the run would have se
 
 The last step of the last assistant message may hold calls that wait (an approval, a
 browser-side output, resume data): its tool parts are `Conversation.last_step`, and while some
-wait, the step's results are left to whoever continues the run. Anywhere else a call without a result is an error, as
-is any part toolwire cannot represent. Two things are left out on purpose, and listed: calls a
-stopped stream never finished (`input-streaming`, in `Conversation.interrupted`), and
+wait, the step's results are left to whoever continues the run. A message the conversation
+went on from without answering its calls was stopped or failed (the user pressed stop, the
+run ended in an error): those calls get the result the runtime gives an aborted call, as the
+run itself did, and are listed in `Conversation.interrupted` — unless the message says it was
+paused (`metadata.paused`): calls that wait must be answered first. Anywhere else a call
+without a result is an error, as is any part toolwire cannot represent. Left out on purpose:
+calls a stopped stream never finished (`input-streaming`, listed in `interrupted` too), and
 toolwire's own display parts (`data-tool-suspended`, ...; see `toolwire.ui.protocol`).
+
+A provider-executed output that came in a later step than its call sits on the call's part; a
+`data-tool-output` part marks the step it came in, and the result is read there. A part marked
+`toolwire.earlierCall` repeats a call of an earlier message: only its result is read.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from toolwire.agent._state import aborted_result
 from toolwire.messages import (
     AssistantMessage,
     MediaPart,
@@ -32,7 +41,7 @@ from toolwire.messages import (
 from toolwire.results import ContentPart, ToolCall, ToolResult, normalize_part
 
 from ._parts import UIMessageError, UIToolPart, file_part, reasoning_part, text_part, tool_part
-from .protocol import DISPLAY_DATA_PARTS
+from .protocol import DISPLAY_DATA_PARTS, TOOL_OUTPUT
 
 DataPartReader = Callable[[Mapping[str, Any]], Sequence[str | ContentPart]]
 """Turns an app's `data-<name>` part into text and content parts for the model ([] leaves it out)."""
@@ -55,7 +64,8 @@ class Conversation:
     last_step: list[UIToolPart] = field(default_factory=list)
     """The tool parts of the last step, when the last message is the assistant's (answers are there)."""
     interrupted: list[str] = field(default_factory=list)
-    """Ids of calls a stopped stream left unfinished (not part of the conversation)."""
+    """Ids of calls a stopped or failed stream left unfinished: not yet complete (left out), or never
+    answered before the conversation went on (answered as aborted)."""
 
     @property
     def waiting(self) -> list[UIToolPart]:
@@ -137,6 +147,10 @@ class _Reader:
         self.messages: list[Message] = []
         self.last_step: list[UIToolPart] = []
         self.interrupted: list[str] = []
+        self._deferred: set[str] = set()
+        """Provider calls of the current message whose output came in a later step (`data-tool-output`)."""
+        self._message_tools: dict[str, UIToolPart] = {}
+        """The tool parts of the current message read so far, by call id."""
 
     def message(self, index: int, message: Any) -> None:
         if not isinstance(message, Mapping):
@@ -150,7 +164,7 @@ class _Reader:
         if role == "user":
             self._user(index, parts)
         elif role == "assistant":
-            self._assistant(index, parts)
+            self._assistant(index, parts, message.get("metadata"))
         elif role == "system":
             self._system(index, parts)
         else:
@@ -186,27 +200,34 @@ class _Reader:
             raise UIMessageError("a user message needs at least one part the model can read", index)
         self.messages.append(UserMessage(content=tuple(content)))
 
-    def _assistant(self, index: int, parts: list[Any]) -> None:
+    def _assistant(self, index: int, parts: list[Any], metadata: Any) -> None:
         """One assistant message per step (each model call), even an empty one, as the run recorded it."""
         steps: list[list[tuple[int, Mapping[str, Any]]]] = [[]]
+        self._deferred = set()
+        self._message_tools = {}
         for i, part in enumerate(self._typed(index, parts)):
             if part["type"] == "step-start":
                 steps.append([])
             else:
                 steps[-1].append((i, part))
+            if part["type"] == TOOL_OUTPUT:
+                self._deferred.add(_deferred_call(part, (index, i)))
         leading = steps[0]
         if len(steps) > 1 and all(p["type"].startswith("data-") for _, p in leading):
             steps.pop(0)  # only display parts before the first step: no model call
             self._display_only(index, leading)
+        paused = isinstance(metadata, Mapping) and metadata.get("paused") is True
         for number, step in enumerate(steps):
-            self._step(index, step, is_last=index == self.last and number == len(steps) - 1)
+            is_final = number == len(steps) - 1
+            abandoned = is_final and index != self.last and not paused
+            self._step(index, step, is_last=is_final and index == self.last, abandoned=abandoned)
 
     def _display_only(self, index: int, parts: list[tuple[int, Mapping[str, Any]]]) -> None:
         for i, part in parts:
             if self._data(part, (index, i), media=False):
                 raise UIMessageError("a data part before the first step has no model call to belong to", index, i)
 
-    def _step(self, index: int, step: list[tuple[int, Mapping[str, Any]]], *, is_last: bool) -> None:
+    def _step(self, index: int, step: list[tuple[int, Mapping[str, Any]]], *, is_last: bool, abandoned: bool) -> None:
         content: list[TextPart | ReasoningPart | ToolCall | ToolResult] = []
         tools: list[UIToolPart] = []
         for i, part in step:
@@ -217,15 +238,9 @@ class _Reader:
                 if piece.text or piece.provider_metadata:  # an empty part a stream opened and closed
                     content.append(piece)
             elif kind.startswith("tool-") or kind == "dynamic-tool":
-                tool = tool_part(part, where)
-                if tool.state == "input-streaming":
-                    self.interrupted.append(tool.tool_call_id)
-                    continue
-                content.append(tool.call())
-                if tool.provider_executed and (result := tool.result()) is not None:
-                    content.append(result)
-                else:
-                    tools.append(tool)
+                self._tool(tool_part(part, where), content, tools)
+            elif kind == TOOL_OUTPUT:
+                content.extend(self._deferred_result(part, where))
             elif kind.startswith("data-"):
                 content.extend(TextPart(text=t) for t in self._data(part, where, media=False))
             else:
@@ -233,6 +248,11 @@ class _Reader:
                 raise UIMessageError(f"toolwire cannot send {what} back to a model", *where)
         self.messages.append(AssistantMessage(content=tuple(content)))
         waiting = [t for t in tools if t.is_open]
+        if waiting and abandoned:
+            self.interrupted.extend(t.tool_call_id for t in waiting)
+            answered = [aborted_result(t.call(), None) if t.is_open else t.result() for t in tools]
+            self.messages.append(ToolMessage(content=tuple(r for r in answered if r is not None)))
+            return
         if waiting and not is_last:
             first = waiting[0]
             raise UIMessageError(
@@ -247,6 +267,36 @@ class _Reader:
         results = [r for t in tools if (r := t.result()) is not None]
         if results:
             self.messages.append(ToolMessage(content=tuple(results)))
+
+    def _tool(
+        self, tool: UIToolPart, content: list[TextPart | ReasoningPart | ToolCall | ToolResult], tools: list[UIToolPart]
+    ) -> None:
+        """A tool part: its call (unless an earlier message made it) and, for provider calls, its result here."""
+        if tool.state == "input-streaming":
+            self.interrupted.append(tool.tool_call_id)
+            return
+        self._message_tools[tool.tool_call_id] = tool
+        if not tool.made_earlier:
+            content.append(tool.call())
+        if tool.provider_executed and tool.tool_call_id in self._deferred:
+            return  # its result is read where the `data-tool-output` part puts it
+        if tool.provider_executed and (result := tool.result()) is not None:
+            content.append(result)
+        elif not tool.provider_executed:
+            tools.append(tool)
+
+    def _deferred_result(self, part: Mapping[str, Any], where: tuple[int, int]) -> list[ToolResult]:
+        """The result a `data-tool-output` part places: the output on its call's (earlier) part."""
+        call_id = _deferred_call(part, where)
+        tool = self._message_tools.get(call_id)
+        if tool is None or not tool.provider_executed:
+            raise UIMessageError(
+                f"`{TOOL_OUTPUT}` names tool call {call_id!r}, which no earlier provider-executed tool part "
+                "of this message holds",
+                *where,
+            )
+        result = tool.result()
+        return [] if result is None else [result]
 
     # -- parts ---------------------------------------------------------------------------------------
 
@@ -281,3 +331,12 @@ class _Reader:
                 else:
                     converted.append(MediaPart(part=normalized))
         return converted
+
+
+def _deferred_call(part: Mapping[str, Any], where: tuple[int, int]) -> str:
+    """The call id a `data-tool-output` part names."""
+    data = part.get("data")
+    call_id = data.get("toolCallId") if isinstance(data, Mapping) else None
+    if not isinstance(call_id, str):
+        raise UIMessageError(f"a `{TOOL_OUTPUT}` part needs `data.toolCallId` (a string)", *where)
+    return call_id

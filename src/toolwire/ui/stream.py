@@ -11,7 +11,7 @@ output of a call it never saw) are completed so the client never rejects the str
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
@@ -44,6 +44,7 @@ from toolwire.events import (
     ToolSuspended,
     Usage,
 )
+from toolwire.messages import Message
 from toolwire.results import ToolResult
 from toolwire.tools import Tool
 
@@ -68,7 +69,13 @@ class _Open:
 
 
 class UIMessageStream(ToolChunks):
-    """Translates one run's events into chunks; feed events in order, then `close()`."""
+    """Translates one run's events into chunks; feed events in order, then `close()`.
+
+    `known_calls` (call id → tool name) are the calls the message being continued shows;
+    `history` is the conversation before this message, where the call of an output that comes
+    in this message is found (see `toolwire.ui._tool_chunks`); `dynamic_calls` are the calls
+    the client shows as `dynamic-tool` parts.
+    """
 
     def __init__(
         self,
@@ -83,6 +90,8 @@ class UIMessageStream(ToolChunks):
         suspensions: Mapping[str, Mapping[str, Any]] | None = None,
         client_tools: Iterable[str] = (),
         tool_result: Callable[[str], ToolResult | None] | None = None,
+        history: Sequence[Message] = (),
+        dynamic_calls: Iterable[str] = (),
         on_error: Callable[[BaseException], str] | None = None,
     ) -> None:
         self.message_id = message_id or new_message_id()
@@ -94,6 +103,9 @@ class UIMessageStream(ToolChunks):
             suspensions=suspensions,
             client_tools=client_tools,
             tool_result=tool_result,
+            history=history,
+            dynamic_calls=dynamic_calls,
+            api=api,
         )
         self._on_error = on_error
         self._open = _Open()
@@ -183,6 +195,7 @@ class UIMessageStream(ToolChunks):
     # -- steps ---------------------------------------------------------------------------------
 
     def _begin_step(self, out: list[Chunk]) -> None:
+        self._new_step()
         self._open.step = True
         self.metadata.begin_step()
         out.append({"type": "start-step"})
