@@ -13,6 +13,7 @@ with `?variant=` to turn the weather tool into one that needs approval (`approve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -298,12 +299,11 @@ def scenario_app(store: MemoryChatStore) -> Starlette:
     return Starlette(routes=[Route("/chat/{api}/{name}/{mode}", chat, methods=["POST"])])
 
 
-@pytest.fixture(scope="session")
-def scenario_server() -> Iterator[ScenarioServer]:
-    """Scenario agents behind UIChat, served by uvicorn on 127.0.0.1 (an ephemeral port)."""
-    store = MemoryChatStore()
+@contextlib.contextmanager
+def served(app: Starlette) -> Iterator[str]:
+    """The app served by uvicorn on 127.0.0.1 (an ephemeral port), in a thread; yields its base URL."""
     config = uvicorn.Config(
-        scenario_app(store), host="127.0.0.1", port=0, log_level="error", lifespan="off", timeout_graceful_shutdown=1
+        app, host="127.0.0.1", port=0, log_level="error", lifespan="off", timeout_graceful_shutdown=1
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
@@ -313,6 +313,44 @@ def scenario_server() -> Iterator[ScenarioServer]:
             raise RuntimeError("uvicorn did not start")
         threading.Event().wait(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
-    yield ScenarioServer(f"http://127.0.0.1:{port}", store)
-    server.should_exit = True
-    thread.join(5)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(5)
+
+
+@pytest.fixture(scope="session")
+def scenario_server() -> Iterator[ScenarioServer]:
+    """Scenario agents behind UIChat, served on 127.0.0.1."""
+    store = MemoryChatStore()
+    with served(scenario_app(store)) as url:
+        yield ScenarioServer(url, store)
+
+
+# -- scripted chats ------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class ScriptedServer:
+    """Chats a test sets up (`UIChat`s on scripted or captured models), each at its own URL."""
+
+    url: str
+    chats: dict[str, UIChat]
+
+    def serve(self, name: str, chat: UIChat) -> str:
+        """The URL of `chat` (one per name)."""
+        self.chats[name] = chat
+        return f"{self.url}/chats/{name}"
+
+
+@pytest.fixture(scope="session")
+def scripted_server() -> Iterator[ScriptedServer]:
+    """A server for the chats tests register with `serve`, on 127.0.0.1."""
+    chats: dict[str, UIChat] = {}
+
+    async def respond(request: Request) -> Response:
+        return await chats[request.path_params["name"]].respond(request)
+
+    with served(Starlette(routes=[Route("/chats/{name}", respond, methods=["POST"])])) as url:
+        yield ScriptedServer(url, chats)

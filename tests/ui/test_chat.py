@@ -332,8 +332,27 @@ def test_after_a_stop_the_next_message_answers_the_unfinished_call_as_aborted() 
     body = user_body(text="Draw it")
     finish = chunks_of(chat.sse({**body, "messages": [*body["messages"], stopped, again]}))[-1]
     assert finish["finishReason"] == "stop"
-    [result] = [m for m in adapter.requests[0]["messages"] if m["role"] == "tool"][0]["content"]
+    [result] = next(m for m in adapter.requests[0]["messages"] if m["role"] == "tool")["content"]
     assert result["output"] == {
         "type": "error-text",
         "value": "The run was aborted before tool 'render_chart' finished; it may be called again.",
     }
+
+
+def test_a_paused_message_whose_run_the_server_lost_can_be_left_behind() -> None:
+    """The store lost the run (a restart): the user's new message goes on, the waiting call reads as aborted."""
+    delete = create_tool(id="delete_file", description="Delete.", require_approval=True, execute=lambda args: "ok")
+    adapter = ScriptedAdapter(
+        [[call("c1", "delete_file", '{"path": "a"}'), StepFinished("tool-calls")], model_answer("Fine.")]
+    )
+
+    def factory() -> Agent:
+        return Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[delete])
+
+    body = user_body(text="Delete a")
+    message = {**paused(UIChat(factory, run_mode="sync"), body), "metadata": {"paused": True}}
+    restarted = UIChat(factory, run_mode="sync")
+    follow_up = {"id": "u2", "role": "user", "parts": [{"type": "text", "text": "Actually, don't"}]}
+    chunks_of(restarted.sse({**body, "messages": [*body["messages"], message, follow_up]}))
+    tool_message = next(m for m in adapter.requests[1]["messages"] if m["role"] == "tool")
+    assert tool_message["content"][0]["output"]["value"].startswith("The run was aborted before tool 'delete_file'")

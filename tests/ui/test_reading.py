@@ -350,6 +350,16 @@ class TestAssistantMessages:
                 user_message({"type": "text", "text": "Weather?"}), paused, user_message({"type": "text", "text": "?"})
             )
 
+    def test_the_host_says_which_runs_wait_instead_of_the_metadata(self) -> None:
+        """`paused=` overrides `metadata.paused` both ways (a host that keeps runs knows better)."""
+        waiting = weather_part(state="approval-requested", approval={"id": "a"})
+        said_paused = {**assistant_message({"type": "step-start"}, waiting), "metadata": {"paused": True}}
+        said_nothing = assistant_message({"type": "step-start"}, waiting)
+        question, again = user_message({"type": "text", "text": "?"}), user_message({"type": "text", "text": "!"})
+        assert read_ui_messages([question, said_paused, again], paused=()).interrupted == ["c1"]
+        with pytest.raises(UIMessageError, match="has no result"):
+            read_ui_messages([question, said_nothing, again], paused=["a1"])
+
     @pytest.mark.parametrize(
         ("part", "problem"),
         [

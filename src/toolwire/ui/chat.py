@@ -75,7 +75,8 @@ class UIChat:
             ChatRequestError: an invalid body (400) or answers the saved run refuses (409).
         """
         try:
-            request = read_chat_request(body, allow_system=self.allow_system, data_parts=self.data_parts)
+            # Whether a run still waits is the store's to say (below), not the message metadata's.
+            request = read_chat_request(body, allow_system=self.allow_system, data_parts=self.data_parts, paused=())
         except UIMessageError as exc:
             raise ChatRequestError(400, str(exc)) from None
         key = self.key(request)

@@ -10,11 +10,12 @@ browser-side output, resume data): its tool parts are `Conversation.last_step`, 
 wait, the step's results are left to whoever continues the run. A message the conversation
 went on from without answering its calls was stopped or failed (the user pressed stop, the
 run ended in an error): those calls get the result the runtime gives an aborted call, as the
-run itself did, and are listed in `Conversation.interrupted` — unless the message says it was
-paused (`metadata.paused`): calls that wait must be answered first. Anywhere else a call
-without a result is an error, as is any part toolwire cannot represent. Left out on purpose:
-calls a stopped stream never finished (`input-streaming`, listed in `interrupted` too), and
-toolwire's own display parts (`data-tool-suspended`, ...; see `toolwire.ui.protocol`).
+run itself did, and are listed in `Conversation.interrupted` — unless its run still waits
+for them (`paused`, or else the message's `metadata.paused`): those must be answered first.
+Anywhere else a call without a result is an error, as is any part toolwire cannot represent.
+Left out on purpose: calls a stopped stream never finished (`input-streaming`, listed in
+`interrupted` too), and toolwire's own display parts (`data-tool-suspended`, ...; see
+`toolwire.ui.protocol`).
 
 A provider-executed output that came in a later step than its call sits on the call's part; a
 `data-tool-output` part marks the step it came in, and the result is read there. A part marked
@@ -23,7 +24,7 @@ A provider-executed output that came in a later step than its call sits on the c
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -93,9 +94,13 @@ class ChatRequest:
 
 
 def read_chat_request(
-    body: Any, *, allow_system: bool = False, data_parts: DataPartReader | None = None
+    body: Any,
+    *,
+    allow_system: bool = False,
+    data_parts: DataPartReader | None = None,
+    paused: Collection[str] | None = None,
 ) -> ChatRequest:
-    """Check and read a `useChat` POST body.
+    """Check and read a `useChat` POST body (`paused`: see `read_ui_messages`).
 
     Raises:
         UIMessageError: a missing or mistyped field, or a message or part that cannot be read.
@@ -114,7 +119,7 @@ def read_chat_request(
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise UIMessageError("`messages` must be a non-empty list of UI messages")
-    conversation = read_ui_messages(messages, allow_system=allow_system, data_parts=data_parts)
+    conversation = read_ui_messages(messages, allow_system=allow_system, data_parts=data_parts, paused=paused)
     return ChatRequest(
         chat_id=chat_id,
         trigger=trigger,
@@ -126,22 +131,32 @@ def read_chat_request(
 
 
 def read_ui_messages(
-    ui_messages: Sequence[Any], *, allow_system: bool = False, data_parts: DataPartReader | None = None
+    ui_messages: Sequence[Any],
+    *,
+    allow_system: bool = False,
+    data_parts: DataPartReader | None = None,
+    paused: Collection[str] | None = None,
 ) -> Conversation:
     """UI messages → the conversation (see the module docstring).
+
+    `paused` names the assistant messages whose run still waits for answers (a host that keeps
+    runs knows); None trusts each message's `metadata.paused`.
 
     Raises:
         UIMessageError: naming the message index, the part index and the problem.
     """
-    reader = _Reader(allow_system, data_parts, last=len(ui_messages) - 1)
+    reader = _Reader(allow_system, data_parts, last=len(ui_messages) - 1, paused=paused)
     for index, message in enumerate(ui_messages):
         reader.message(index, message)
     return Conversation(messages=reader.messages, last_step=reader.last_step, interrupted=reader.interrupted)
 
 
 class _Reader:
-    def __init__(self, allow_system: bool, data_parts: DataPartReader | None, last: int) -> None:
+    def __init__(
+        self, allow_system: bool, data_parts: DataPartReader | None, last: int, paused: Collection[str] | None
+    ) -> None:
         self.allow_system = allow_system
+        self.paused = paused
         self.data_parts = data_parts
         self.last = last
         self.messages: list[Message] = []
@@ -164,7 +179,12 @@ class _Reader:
         if role == "user":
             self._user(index, parts)
         elif role == "assistant":
-            self._assistant(index, parts, message.get("metadata"))
+            metadata = message.get("metadata")
+            if self.paused is not None:
+                is_paused = message["id"] in self.paused
+            else:
+                is_paused = isinstance(metadata, Mapping) and metadata.get("paused") is True
+            self._assistant(index, parts, paused=is_paused)
         elif role == "system":
             self._system(index, parts)
         else:
@@ -200,7 +220,7 @@ class _Reader:
             raise UIMessageError("a user message needs at least one part the model can read", index)
         self.messages.append(UserMessage(content=tuple(content)))
 
-    def _assistant(self, index: int, parts: list[Any], metadata: Any) -> None:
+    def _assistant(self, index: int, parts: list[Any], *, paused: bool) -> None:
         """One assistant message per step (each model call), even an empty one, as the run recorded it."""
         steps: list[list[tuple[int, Mapping[str, Any]]]] = [[]]
         self._deferred = set()
@@ -216,7 +236,6 @@ class _Reader:
         if len(steps) > 1 and all(p["type"].startswith("data-") for _, p in leading):
             steps.pop(0)  # only display parts before the first step: no model call
             self._display_only(index, leading)
-        paused = isinstance(metadata, Mapping) and metadata.get("paused") is True
         for number, step in enumerate(steps):
             is_final = number == len(steps) - 1
             abandoned = is_final and index != self.last and not paused
