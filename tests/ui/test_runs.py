@@ -6,11 +6,15 @@ import subprocess
 import sys
 from typing import Any
 
+from toolwire.agent import Agent
 from toolwire.conformance.cassette import cassette_path, replay_vcr
 from toolwire.conformance.fixtures import ToolLog
 from toolwire.conformance.runner import FAKE_KEY, build_agent
 from toolwire.conformance.scenarios import scenario
+from toolwire.deltas import StepFinished, TextPiece, ToolCallComplete, ToolOutput
 from toolwire.registry import get_adapter
+from toolwire.testing.scripted import SCRIPTED_CLIENT, ScriptedAdapter, answer, call
+from toolwire.tools import create_tool
 from toolwire.ui import aagent_chunks, agent_chunks
 
 DEMO = scenario("weather_and_chart")
@@ -83,3 +87,41 @@ def test_the_asgi_response_without_starlette_names_the_extra() -> None:
     assert done.stdout.strip() == (
         "MissingExtraError toolwire.ui's ASGI response needs starlette: pip install 'toolwire[ui]'"
     )
+
+
+def test_a_run_answering_a_call_of_the_previous_run_announces_that_call() -> None:
+    """Run 2 of an agent opens with the result of run 1's provider call: announced from the conversation."""
+    search = ToolCallComplete(
+        key="s", tool_call_id="srv_1", name="web_search", arguments='{"q": "Paris"}', provider_executed=True
+    )
+    adapter = ScriptedAdapter(
+        [
+            [search, StepFinished("stop")],
+            [ToolOutput("srv_1", {"hits": 3}), TextPiece("t", "3 hits."), StepFinished("stop")],
+        ]
+    )
+    agent = Agent(api=adapter, client=SCRIPTED_CLIENT, model="m")
+    list(agent_chunks(agent, "Search Paris"))
+    chunks = list(agent_chunks(agent, "And?"))
+    assert chunks[2:4] == [
+        {
+            "type": "tool-input-available",
+            "toolCallId": "srv_1",
+            "toolName": "web_search",
+            "input": {"q": "Paris"},
+            "providerExecuted": True,
+            "providerMetadata": {"toolwire": {"earlierCall": True}},
+        },
+        {"type": "tool-output-available", "toolCallId": "srv_1", "output": {"hits": 3}, "providerExecuted": True},
+    ]
+
+
+def test_continuing_a_paused_run_does_not_announce_its_calls_again() -> None:
+    """`prompt=None` streams into the paused message: its calls are there already."""
+    delete = create_tool(id="delete_file", description="Delete.", require_approval=True, execute=lambda args: "ok")
+    adapter = ScriptedAdapter([[call("c1", "delete_file", "{}"), StepFinished("tool-calls")], answer("Done.")])
+    agent = Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[delete])
+    list(agent_chunks(agent, "Delete it", message_id="msg_1"))
+    agent.approve(agent.result().pending_approvals[0].approval_id)
+    chunks = list(agent_chunks(agent, message_id="msg_1"))
+    assert [c["type"] for c in chunks[:3]] == ["start", "tool-approval-response", "tool-output-available"]
