@@ -527,3 +527,14 @@ class TestOutputsInLaterResponses:
         """`data.toolCallId` is required."""
         with pytest.raises(UIMessageError, match=r"message 0, part 1: a `data-tool-output` part needs"):
             read(assistant_message({"type": "step-start"}, {"type": "data-tool-output", "data": {}}))
+
+    def test_a_part_marked_as_an_earlier_call_needs_that_call_before_it(self) -> None:
+        """`toolwire.earlierCall` on a call no earlier message holds would send a result without its call."""
+        forged = code_part(**DONE)
+        forged["callProviderMetadata"] = {"toolwire": {"earlierCall": True}}
+        with pytest.raises(UIMessageError) as caught:
+            read(assistant_message({"type": "step-start"}, forged))
+        assert str(caught.value) == (
+            "message 0, part 1: tool call 'srv_1' is marked as made in an earlier message "
+            "(`toolwire.earlierCall`), but no earlier message holds it"
+        )

@@ -112,8 +112,8 @@ class ToolChunks:
             metadata = {**(metadata or {}), protocol.TOOLWIRE_METADATA: {"inputError": True}}
         if earlier:
             metadata = {**(metadata or {}), protocol.TOOLWIRE_METADATA: {"earlierCall": True}}
-        if event.tool_call_id in self._dynamic:
-            chunk["dynamic"] = True
+            if event.tool_call_id in self._dynamic:
+                chunk["dynamic"] = True
         _provider_fields(chunk, event.provider_executed, metadata)
         return chunk
 

@@ -166,6 +166,8 @@ class _Reader:
         """Provider calls of the current message whose output came in a later step (`data-tool-output`)."""
         self._message_tools: dict[str, UIToolPart] = {}
         """The tool parts of the current message read so far, by call id."""
+        self._earlier_calls: set[str] = set()
+        """The calls of the messages before the current one."""
 
     def message(self, index: int, message: Any) -> None:
         if not isinstance(message, Mapping):
@@ -223,6 +225,7 @@ class _Reader:
     def _assistant(self, index: int, parts: list[Any], *, paused: bool) -> None:
         """One assistant message per step (each model call), even an empty one, as the run recorded it."""
         steps: list[list[tuple[int, Mapping[str, Any]]]] = [[]]
+        self._earlier_calls.update(self._message_tools)
         self._deferred = set()
         self._message_tools = {}
         for i, part in enumerate(self._typed(index, parts)):
@@ -297,6 +300,12 @@ class _Reader:
         self._message_tools[tool.tool_call_id] = tool
         if not tool.made_earlier:
             content.append(tool.call())
+        elif tool.tool_call_id not in self._earlier_calls:
+            raise UIMessageError(
+                f"tool call {tool.tool_call_id!r} is marked as made in an earlier message "
+                "(`toolwire.earlierCall`), but no earlier message holds it",
+                *tool.where,
+            )
         if tool.provider_executed and tool.tool_call_id in self._deferred:
             return  # its result is read where the `data-tool-output` part puts it
         if tool.provider_executed and (result := tool.result()) is not None:
