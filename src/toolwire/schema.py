@@ -33,6 +33,7 @@ MAX_ISSUES = 1000
 """Issues collected per failed validation (a 50,000-item array of wrong items stops here)."""
 MAX_SHOWN_ISSUES = 10
 _MAX_MESSAGE = 300
+_TOO_DEEP = "the value is nested too deeply to be validated"
 _SHORT_REPR = reprlib.Repr()
 _SHORT_REPR.maxstring = _SHORT_REPR.maxother = 60
 _SHORT_REPR.maxlist = _SHORT_REPR.maxtuple = _SHORT_REPR.maxdict = _SHORT_REPR.maxset = 4
@@ -100,7 +101,10 @@ class CompiledSchema:
         """
         if not self._repair_nulls:
             return value
-        return NullRepair(self.json_schema, self._branch_check, self._nullable).value(value, [self.json_schema], 0)
+        try:
+            return NullRepair(self.json_schema, self._branch_check, self._nullable).value(value, [self.json_schema], 0)
+        except RecursionError:
+            return value  # left as it is: validating it then names the depth
 
     @functools.cached_property
     def _nullable(self) -> dict[int, bool]:
@@ -134,7 +138,10 @@ class CompiledSchema:
                     more=exc.error_count() > MAX_ISSUES,
                 ) from None
         assert self._validator is not None
-        found = list(itertools.islice(self._validator.iter_errors(value), MAX_ISSUES + 1))
+        try:
+            found = list(itertools.islice(self._validator.iter_errors(value), MAX_ISSUES + 1))
+        except RecursionError:  # a recursive schema (`$ref`) follows the value down, frame by frame
+            raise SchemaValidationError([SchemaIssue((), _TOO_DEEP)]) from None
         errors = sorted(found[:MAX_ISSUES], key=lambda e: list(e.absolute_path))
         if errors:
             issues = [SchemaIssue(tuple(e.absolute_path), _jsonschema_message(e)) for e in errors]
@@ -195,7 +202,7 @@ def _compile_type(source: Any, mode: Literal["validation", "serialization"]) -> 
     try:
         adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(source)
         generated = adapter.json_schema(mode=mode, schema_generator=_NoFieldTitles)
-    except (pydantic.PydanticSchemaGenerationError, pydantic.PydanticUserError, TypeError) as exc:
+    except (pydantic.PydanticSchemaGenerationError, pydantic.PydanticUserError, TypeError, RecursionError) as exc:
         raise SchemaError(f"cannot build a JSON Schema from {source!r}: {exc}") from exc
     canonical = _inline_root_ref(generated)
     return CompiledSchema(
@@ -207,12 +214,47 @@ def _compile_type(source: Any, mode: Literal["validation", "serialization"]) -> 
     )
 
 
+MAX_SCHEMA_DEPTH = 100
+"""Levels of objects and arrays a JSON Schema dict may nest: checking a schema recurses about eight
+frames per level, so some 120 levels exhaust Python's stack."""
+
+
 def _compile_dict(source: Mapping[str, Any]) -> CompiledSchema:
+    depth = nesting_depth(source, MAX_SCHEMA_DEPTH)
+    if depth > MAX_SCHEMA_DEPTH:
+        raise SchemaError(
+            f"JSON Schema nests objects and arrays more than {MAX_SCHEMA_DEPTH} levels deep, past what its "
+            "validator can check; flatten it, or describe a recursive shape with `$defs` and `$ref`"
+        )
     try:
         text = json.dumps(source)
     except (TypeError, ValueError) as exc:
         raise SchemaError(f"JSON Schema is not JSON-serializable: {exc}") from exc
-    return _compile_json_text(text)
+    try:
+        return _compile_json_text(text)
+    except RecursionError:  # within the limit, but called from deep in the caller's own stack
+        raise SchemaError(
+            "JSON Schema is nested too deeply to be checked this deep in the call stack; flatten it"
+        ) from None
+
+
+def nesting_depth(value: Any, limit: int) -> int:
+    """How deep dicts and lists nest in `value` (counted without recursion; stops once past `limit`)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, Mapping):
+            children: Any = node.values()
+        elif isinstance(node, (list, tuple)):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > limit:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 @functools.lru_cache(maxsize=1024)

@@ -153,6 +153,22 @@ class TestInput:
         assert result.output["value"].startswith("The input for tool 'echo' is not valid JSON (Expecting property")
         assert result.output["value"].endswith("; send a JSON object.")
 
+    async def test_input_nested_past_what_a_recursive_schema_can_follow_is_an_error_result(self) -> None:
+        """400 nested objects under a `$ref: #` schema: the model is told, nothing raises RecursionError."""
+        ran: list[Any] = []
+        schema = {"type": "object", "additionalProperties": {"$ref": "#"}}
+        tool = create_tool(id="tree", description="T.", input_schema=schema, execute=ran.append)
+        value: dict[str, Any] = {}
+        for _ in range(400):
+            value = {"a": value}
+        result = await _result(tool, value)
+        assert ran == []
+        assert result.output == {
+            "type": "error-text",
+            "value": "Invalid input for tool 'tree': at `(root)`: the value is nested too deeply to be validated. "
+            'Call it again with input matching {"type":"object","additionalProperties":{"$ref":"#"}}',
+        }
+
     async def test_strict_mode_nulls_are_repaired_before_validation(self) -> None:
         """A null for an optional non-nullable field means absent, so pydantic fills the default."""
 

@@ -9,11 +9,13 @@ import pytest
 
 from toolwire import CompiledSchema, SchemaError, compile_schema
 from toolwire.schema import (
+    MAX_SCHEMA_DEPTH,
     SchemaIssue,
     SchemaValidationError,
     accepts_null,
     deep_copy_json,
     json_type_of,
+    nesting_depth,
     resolve_ref,
 )
 
@@ -256,6 +258,45 @@ class TestCompileErrors:
         with pytest.raises(SchemaError, match=r"^cannot build a JSON Schema from 42: Unable to generate"):
             compile_schema(42)
 
+    def test_a_schema_nested_past_the_limit_is_a_schema_error_not_a_recursion_error(self) -> None:
+        """200 nested objects would exhaust the stack inside jsonschema's own schema check."""
+        with pytest.raises(SchemaError) as caught:
+            compile_schema(_nested_objects(200))
+        assert str(caught.value) == (
+            "JSON Schema nests objects and arrays more than 100 levels deep, past what its validator can "
+            "check; flatten it, or describe a recursive shape with `$defs` and `$ref`"
+        )
+
+    def test_a_schema_at_the_depth_limit_compiles(self) -> None:
+        """49 nested objects are 99 levels of dicts: accepted and checked."""
+        schema = compile_schema(_nested_objects(49, leaf={"type": "integer", "description": "at the limit"}))
+        assert nesting_depth(schema.json_schema, MAX_SCHEMA_DEPTH) == 99
+
+    def test_a_schema_within_the_limit_checked_from_a_deep_stack_is_a_schema_error(self) -> None:
+        """Deep in a caller's own stack the check may still run out of frames: that too is named."""
+
+        def compile_at(depth: int) -> CompiledSchema:
+            return compile_at(depth - 1) if depth else compile_schema(_nested_arrays(95, "from a deep stack"))
+
+        with pytest.raises(SchemaError, match=r"^JSON Schema is nested too deeply to be checked this deep in the call"):
+            compile_at(400)
+
+    def test_a_value_nested_past_what_a_recursive_schema_can_follow_fails_validation(self) -> None:
+        """A `$ref` to the root follows the value down; past Python's stack it is an issue, not a RecursionError."""
+        schema = compile_schema({"type": "object", "additionalProperties": {"$ref": "#"}})
+        value: dict[str, Any] = {}
+        for _ in range(400):
+            value = {"a": value}
+        with pytest.raises(SchemaValidationError) as caught:
+            schema.validate(value)
+        assert caught.value.issues == [SchemaIssue((), "the value is nested too deeply to be validated")]
+
+    def test_nesting_depth_counts_dicts_and_lists_and_stops_past_the_limit(self) -> None:
+        """Scalars add nothing; the walk ends as soon as the limit is passed."""
+        assert nesting_depth({"a": [1, {"b": "x"}]}, 10) == 3
+        assert nesting_depth("text", 10) == 0
+        assert nesting_depth(_nested_arrays(50, "x"), 5) == 6
+
     def test_a_compiled_schema_compiles_to_itself(self) -> None:
         """Compiling is idempotent, so tools can share compiled schemas."""
         schema = compile_schema(Item)
@@ -346,3 +387,17 @@ class TestHelpers:
         copied["a"][0]["b"] = 2
         assert source == {"a": [{"b": 1}], "c": "d"}
         assert copied == {"a": [{"b": 2}], "c": "d"}
+
+
+def _nested_objects(levels: int, leaf: dict[str, Any] | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = leaf or {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+def _nested_arrays(levels: int, description: str) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "string", "description": description}
+    for _ in range(levels):
+        schema = {"type": "array", "items": schema}
+    return {"type": "object", "properties": {"a": schema}}

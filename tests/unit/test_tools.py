@@ -117,6 +117,19 @@ class TestSchemaErrors:
         error = _error(**{field: {"type": 5}})
         assert (error.tool_id, error.field) == ("weather", field)
 
+    @pytest.mark.parametrize("field", ["input_schema", "output_schema", "resume_schema"])
+    def test_a_schema_nested_past_the_depth_limit_names_the_tool_and_field(self, field: str) -> None:
+        """150 nested objects are a definition error, never a RecursionError from the schema check."""
+        schema: dict[str, Any] = {"type": "string"}
+        for _ in range(150):
+            schema = {"type": "object", "properties": {"child": schema}}
+        error = _error(**{field: schema})
+        assert (error.tool_id, error.field) == ("weather", field)
+        assert error.problem == (
+            "JSON Schema nests objects and arrays more than 100 levels deep, past what its validator can "
+            "check; flatten it, or describe a recursive shape with `$defs` and `$ref`"
+        )
+
     def test_a_type_pydantic_cannot_adapt_is_refused(self) -> None:
         """An arbitrary object is neither a type nor a JSON Schema."""
         error = _error(input_schema=object())
