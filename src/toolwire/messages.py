@@ -176,7 +176,10 @@ def parse_messages(values: Any, argument: str = "messages") -> list[Message]:
         raise ArgumentError(argument, _MESSAGE_LIST, detail=f"got {type(values).__name__}{hint}")
     messages: list[Message] = []
     for index, value in enumerate(values):
-        if not isinstance(value, (*_MESSAGE_TYPES, Mapping)):
+        if isinstance(value, _MESSAGE_TYPES):
+            messages.append(value)  # read already (a history re-encoded at every step is all of these)
+            continue
+        if not isinstance(value, Mapping):
             problem = f"message {index} cannot be read: it is a {type(value).__name__}, not a Message or a dict"
             raise ArgumentError(argument, _MESSAGE_LIST, detail=problem)
         try:

@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import inspect
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -39,6 +39,7 @@ from toolwire.exceptions import ConfigurationError
 from toolwire.messages import Message, assistant_message
 from toolwire.results import ToolCall, ToolResult
 from toolwire.runtime import AbortSignal, Toolbox, display_stream_event
+from toolwire.runtime.abort import SHARED_EXECUTOR, Interrupted, await_interruptible
 from toolwire.tools import Tool
 
 from ._pauses import Pauses
@@ -88,6 +89,7 @@ class StepLoop:
     _call_tools: dict[str, str]
     _active: Run | None
     _aborted: bool
+    _sync_loop: asyncio.AbstractEventLoop | None = None
 
     # -- the two durable units ---------------------------------------------------------------------
 
@@ -181,8 +183,22 @@ class StepLoop:
     def _pauses_settled_sync(self, run: Run) -> bool:
         if run.stopped():
             return False
-        settled: bool = run_sync(self._pauses.settle(run.signal))
+        if self._conversation.turn is None:
+            return True  # what `settle` answers at once: no event loop needed
+        settled: bool = self._run_async(self._pauses.settle(run.signal))
         return settled
+
+    def _run_async(self, work: Coroutine[Any, Any, T]) -> T:
+        """Run `work` from sync code: on this run's own event loop in this thread (no thread hop), or,
+        when a loop already runs here (sync code called from async code), on the hooks' loop thread."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            if self._sync_loop is None:
+                self._sync_loop = asyncio.new_event_loop()
+                self._sync_loop.set_default_executor(SHARED_EXECUTOR)  # no new threads per run
+            return self._sync_loop.run_until_complete(work)
+        return cast(T, run_sync(work))
 
     # -- async ---------------------------------------------------------------------------------------
 
@@ -265,6 +281,9 @@ class StepLoop:
         return run
 
     def _leave(self, run: Run) -> None:
+        if self._sync_loop is not None:
+            self._sync_loop.close()
+            self._sync_loop = None
         if run.unlink is not None:
             run.unlink()
         if self._active is run:
@@ -354,23 +373,11 @@ class StepLoop:
 
 
 async def _abortable(awaitable: Awaitable[T], signal: AbortSignal) -> T:
-    """Await `awaitable`, cancelled when `signal` fires (then `_RunAborted`); a cancelled caller propagates."""
-    task = asyncio.ensure_future(awaitable)
-    loop = asyncio.get_running_loop()
-
-    def cancel(_reason: str | None) -> None:
-        loop.call_soon_threadsafe(task.cancel)
-
-    remove = signal.add_listener(cancel)
+    """Await in this task, cancelled when `signal` fires (then `_RunAborted`); a cancelled caller propagates."""
     try:
-        return await task
-    except asyncio.CancelledError:
-        current = asyncio.current_task()
-        if signal.aborted and (current is None or current.cancelling() == 0):
-            raise _RunAborted from None
-        raise
-    finally:
-        remove()
+        return await await_interruptible(awaitable, signal)
+    except Interrupted:
+        raise _RunAborted from None
 
 
 def _close(source: Any) -> None:

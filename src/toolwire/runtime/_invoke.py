@@ -1,38 +1,55 @@
-"""Calling `execute`: sync functions in a thread, async ones as tasks, both under the abort signal and timeout."""
+"""Calling `execute`: sync functions in a thread, async ones in the caller's task, under abort signal and timeout."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import inspect
+from collections.abc import Awaitable
 from typing import Any
 
 from toolwire._callbacks import count_positional
 from toolwire.tools import Tool
 
-from .abort import AbortSignal
+from .abort import AbortSignal, Interrupted, await_interruptible
 from .context import ToolContext
 
 
 async def call_execute(tool: Tool, value: Any, context: ToolContext, timeout: float | None) -> Any:
+    """Run `execute`; an abort surfaces as `CancelledError`, the runtime's timeout as `TimedOut`."""
     execute = tool.execute
     assert execute is not None
-    takes_context = _takes_context(execute)
+    is_async, takes_context = _convention(execute)
     args = (value, context) if takes_context else (value,)
-    if inspect.iscoroutinefunction(execute) or inspect.iscoroutinefunction(getattr(execute, "__call__", None)):  # noqa: B004
-        return await _guarded(asyncio.ensure_future(execute(*args)), context.abort_signal, timeout)
-    task = asyncio.ensure_future(asyncio.to_thread(execute, *args))
-    result = await _guarded(task, context.abort_signal, timeout)
+    signal = context.abort_signal
+    if timeout is None:  # the common case: awaited in this task, no task per call
+        if is_async:
+            return await _interruptible(execute(*args), signal)
+        in_thread = functools.partial(contextvars.copy_context().run, execute, *args)  # what to_thread does
+        result = await _interruptible(asyncio.get_running_loop().run_in_executor(None, in_thread), signal)
+    elif is_async:
+        return await _guarded(asyncio.ensure_future(execute(*args)), signal, timeout)
+    else:
+        result = await _guarded(asyncio.ensure_future(asyncio.to_thread(execute, *args)), signal, timeout)
     if inspect.isawaitable(result):
-        return await _guarded(asyncio.ensure_future(result), context.abort_signal, timeout)
+        return await _guarded(asyncio.ensure_future(result), signal, timeout)
     return result
 
 
+async def _interruptible(awaitable: Awaitable[Any], signal: AbortSignal) -> Any:
+    try:
+        return await await_interruptible(awaitable, signal)
+    except Interrupted:
+        raise asyncio.CancelledError from None  # as a cancelled execute task raised it: the caller reads the signal
+
+
 @functools.lru_cache(maxsize=4096)
-def _takes_context(execute: Any) -> bool:
-    """Whether `execute` accepts `(input, context)`; cached, signatures are slow to read."""
-    return count_positional(execute)[1] >= 2
+def _convention(execute: Any) -> tuple[bool, bool]:
+    """Whether `execute` is async, and whether it takes `(input, context)`; cached, signatures are slow to read."""
+    is_async = inspect.iscoroutinefunction(execute) or inspect.iscoroutinefunction(getattr(execute, "__call__", None))  # noqa: B004
+    return is_async, count_positional(execute)[1] >= 2
 
 
 class TimedOut(TimeoutError):

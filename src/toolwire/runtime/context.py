@@ -72,7 +72,7 @@ def _tracer() -> Any:
 def tool_span(tool_name: str, tool_call_id: str) -> Iterator[Any]:
     """The span of one tool execution (OpenTelemetry GenAI conventions); None without OpenTelemetry."""
     tracer = _tracer()
-    if tracer is None:
+    if tracer is None or not _tracing_configured():
         yield None
         return
     attributes = {
@@ -82,6 +82,13 @@ def tool_span(tool_name: str, tool_call_id: str) -> Iterator[Any]:
     }
     with tracer.start_as_current_span(f"execute_tool {tool_name}", attributes=attributes) as span:
         yield span
+
+
+def _tracing_configured() -> bool:
+    """Whether a tracer provider was set: until then every span is a no-op, not worth its cost per call."""
+    from opentelemetry import trace
+
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider)
 
 
 def mark_failed(span: Any, message: str) -> None:

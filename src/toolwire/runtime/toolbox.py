@@ -84,6 +84,8 @@ class Toolbox:
         abort: AbortSignal | None = None,
     ) -> list[Outcome | ApprovalRequest]:
         """Run the calls concurrently; results come back in call order."""
+        if len(calls) == 1:  # nothing to run beside it: no task for it
+            return [await self.run_one(calls[0], messages=messages, abort=abort)]
         return list(await asyncio.gather(*(self.run_one(c, messages=messages, abort=abort) for c in calls)))
 
     def run_sync(self, calls: Sequence[ToolCall | Mapping[str, Any]], **kwargs: Any) -> list[Outcome | ApprovalRequest]:
