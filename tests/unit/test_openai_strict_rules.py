@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from toolwire.adapters.openai._rules import RULES
-from toolwire.adapters.openai._strict import to_strict_schema
 
 from toolwire import create_tool, get_adapter
+from toolwire.adapters.openai._rules import RULES
+from toolwire.adapters.openai._strict import to_strict_schema
 
 
 def strict(schema: dict[str, Any]) -> dict[str, Any]:

@@ -10,8 +10,8 @@ import jsonschema
 import pydantic
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from toolwire.adapters.openai._strict import StrictResult, to_strict_schema
 
+from toolwire.adapters.openai._strict import StrictResult, to_strict_schema
 from toolwire.schema import compile_schema
 
 

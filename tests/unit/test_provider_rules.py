@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from toolwire.adapters._rules import ProviderRule, rule_table
 from toolwire.adapters.anthropic._rules import RULES as ANTHROPIC
 from toolwire.adapters.gemini._rules import RULES as GEMINI

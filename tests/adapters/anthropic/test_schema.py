@@ -10,9 +10,9 @@ import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
-from toolwire.adapters.anthropic._schema import STRING_FORMATS, StrictSchema, strict_schema
 
 from toolwire import compile_schema
+from toolwire.adapters.anthropic._schema import STRING_FORMATS, StrictSchema, strict_schema
 
 
 def strict(schema: dict[str, Any]) -> Any:

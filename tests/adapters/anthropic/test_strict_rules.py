@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from toolwire.adapters.anthropic._rules import RULES
-from toolwire.adapters.anthropic._schema import strict_schema
 
 from toolwire import create_tool
 from toolwire.adapter import Adapter
+from toolwire.adapters.anthropic._rules import RULES
+from toolwire.adapters.anthropic._schema import strict_schema
 
 _STRING = {"type": "string"}
 _ADDRESS = {"type": "object", "properties": {"street": _STRING}, "required": ["street"]}

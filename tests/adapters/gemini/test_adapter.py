@@ -10,10 +10,10 @@ from typing import Any
 import httpx2
 import pytest
 from google import genai
-from toolwire.adapters.gemini import GeminiAdapter
 
 from toolwire import ConfigurationError, create_tool, get_adapter, list_adapters
 from toolwire.adapter import Adapter
+from toolwire.adapters.gemini import GeminiAdapter
 from toolwire.agent import Agent
 from toolwire.messages import SystemMessage, user
 from toolwire.testing.capture import RequestCapture

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from google.genai import types
+
 from toolwire.adapters.gemini._enums import (
     BLOCK_REASON,
     FINISH_REASON,

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from toolwire.adapters.gemini._partial_args import NO_VALUE, JsonPathWriter, PathError, parse_json_path
 
 Pair = tuple[tuple[str | int, ...], Any, bool, bool]

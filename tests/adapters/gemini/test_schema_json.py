@@ -7,10 +7,10 @@ from typing import Any
 import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from toolwire.adapters.gemini._schema import ANNOTATIONS, SUPPORTED, SchemaNotes, json_schema_for_gemini
 
 from toolwire import create_tool
 from toolwire.adapter import Adapter
+from toolwire.adapters.gemini._schema import ANNOTATIONS, SUPPORTED, SchemaNotes, json_schema_for_gemini
 
 from .schema_strategies import schemas_with_instances
 

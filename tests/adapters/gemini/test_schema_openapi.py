@@ -11,11 +11,11 @@ from google.genai import types
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
-from toolwire.adapters.gemini._openapi_schema import openapi_schema_for_gemini
-from toolwire.adapters.gemini._schema import SchemaNotes
 
 from toolwire import SchemaError, create_tool
 from toolwire.adapter import Adapter
+from toolwire.adapters.gemini._openapi_schema import openapi_schema_for_gemini
+from toolwire.adapters.gemini._schema import SchemaNotes
 
 from .schema_strategies import schemas_with_instances
 from .sdk_bodies import SdkBodies

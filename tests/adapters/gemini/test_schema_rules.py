@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from toolwire.adapters.gemini._rules import RULES
-from toolwire.adapters.gemini._tools import MAX_DECLARATIONS
 
 from toolwire import create_tool, get_adapter
 from toolwire.adapter import Adapter
+from toolwire.adapters.gemini._rules import RULES
+from toolwire.adapters.gemini._tools import MAX_DECLARATIONS
 
 from .sdk_bodies import SdkBodies
 
