@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import inspect
 import typing
-from collections.abc import Callable
-from typing import Any, overload
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast, overload
 
 import pydantic
 
@@ -13,19 +13,21 @@ from ._docstrings import parse_docstring
 from .exceptions import ToolDefinitionError
 from .tools import Tool, create_tool
 
+if TYPE_CHECKING:
+    from .results import ToolResult
+    from .runtime.suspension import Suspension
+
+_O = TypeVar("_O")
+
 _CONTEXT_NAMES = frozenset({"context", "ctx"})
 
 
 @overload
-def tool(fn: Callable[..., Any], /) -> Tool: ...
-
-
+def tool(fn: Callable[..., Awaitable[_O]], /) -> Tool[pydantic.BaseModel, _O, ToolResult | Suspension]: ...
 @overload
-def tool(
-    *, id: str | None = None, description: str | None = None, **options: Any
-) -> Callable[[Callable[..., Any]], Tool]: ...
-
-
+def tool(fn: Callable[..., _O], /) -> Tool[pydantic.BaseModel, _O, ToolResult | Suspension]: ...
+@overload
+def tool(*, id: str | None = None, description: str | None = None, **options: Any) -> ToolDecorator: ...
 def tool(
     fn: Callable[..., Any] | None = None,
     /,
@@ -33,8 +35,12 @@ def tool(
     id: str | None = None,
     description: str | None = None,
     **options: Any,
-) -> Tool | Callable[[Callable[..., Any]], Tool]:
+) -> Tool | ToolDecorator:
     """Turn a function into a Tool: parameters become the input schema, the docstring the descriptions.
+
+    Typed as `Tool[BaseModel, R, ToolResult | Suspension]`: `execute` receives the model built from
+    the parameters, `R` is the function's return type (awaited for an async function), and a tool
+    whose function takes the context may suspend.
 
     A parameter named `context` (or `ctx`) receives the execution context instead of input.
     The return annotation becomes the output schema unless `output_schema` is given.
@@ -47,7 +53,20 @@ def tool(
     def build(function: Callable[..., Any]) -> Tool:
         return _tool_from_function(function, id, description, options)
 
-    return build(fn) if fn is not None else build
+    return build(fn) if fn is not None else cast(ToolDecorator, build)
+
+
+class ToolDecorator(Protocol):
+    """What `@tool(...)` with options returns: a decorator typed like `@tool` itself.
+
+    Its tools are `Tool[BaseModel, R]`: the input is the model built from the parameters, `R` the
+    function's return type (awaited); the outcome is left open, as the options may ask for approval.
+    """
+
+    @overload
+    def __call__(self, fn: Callable[..., Awaitable[_O]], /) -> Tool[pydantic.BaseModel, _O]: ...
+    @overload
+    def __call__(self, fn: Callable[..., _O], /) -> Tool[pydantic.BaseModel, _O]: ...
 
 
 def _tool_from_function(

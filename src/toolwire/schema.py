@@ -14,10 +14,11 @@ import json
 import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, cast, overload
 
 import pydantic
 from pydantic.json_schema import GenerateJsonSchema
+from typing_extensions import TypeVar
 
 from ._null_repair import BranchCheck, NullRepair, needs_null_repair
 from ._null_repair import accepts_null as accepts_null
@@ -74,8 +75,13 @@ class _NoFieldTitles(GenerateJsonSchema):
         return False
 
 
+ValueT = TypeVar("ValueT", covariant=True, default=Any)
+"""What `validate` returns: the model (or type) a schema was built from, `Any` for a dict schema."""
+_T = TypeVar("_T")
+
+
 @dataclass(frozen=True, eq=False, kw_only=True)
-class CompiledSchema:
+class CompiledSchema(Generic[ValueT]):
     """A schema in canonical JSON Schema form with the validator that enforces it."""
 
     json_schema: JsonSchema
@@ -127,11 +133,11 @@ class CompiledSchema:
         validator = self._repair_validator
         return lambda branch, value: validator.evolve(schema=branch).is_valid(value)
 
-    def validate(self, value: Any) -> Any:
+    def validate(self, value: Any) -> ValueT:
         """Return the validated value (typed for pydantic schemas), or raise `SchemaValidationError`."""
         if self._type_adapter is not None:
             try:
-                return self._type_adapter.validate_python(value)
+                return cast(ValueT, self._type_adapter.validate_python(value))
             except pydantic.ValidationError as exc:
                 raise SchemaValidationError(
                     [SchemaIssue(tuple(e["loc"]), _pydantic_message(e)) for e in exc.errors()[:MAX_ISSUES]],
@@ -146,7 +152,7 @@ class CompiledSchema:
         if errors:
             issues = [SchemaIssue(tuple(e.absolute_path), _jsonschema_message(e)) for e in errors]
             raise SchemaValidationError(issues, more=len(found) > MAX_ISSUES)
-        return value
+        return cast(ValueT, value)
 
     def to_json(self, value: Any) -> Any:
         """The JSON form of a value this schema validated (models and dataclasses dumped)."""
@@ -176,8 +182,21 @@ def _pydantic_message(error: Any) -> str:
     return message
 
 
+@overload
+def compile_schema(
+    source: CompiledSchema[_T], *, mode: Literal["validation", "serialization"] = "validation"
+) -> CompiledSchema[_T]: ...
+@overload
+def compile_schema(
+    source: type[_T], *, mode: Literal["validation", "serialization"] = "validation"
+) -> CompiledSchema[_T]: ...
+@overload
+def compile_schema(source: Any, *, mode: Literal["validation", "serialization"] = "validation") -> CompiledSchema: ...
 def compile_schema(source: Any, *, mode: Literal["validation", "serialization"] = "validation") -> CompiledSchema:
     """Compile a pydantic model, an adaptable type or a JSON Schema dict.
+
+    Typed: a model or type `T` gives a `CompiledSchema[T]` (`validate` returns a `T`); a dict
+    schema, or a type form that is not a class (`int | None`, `Annotated[...]`), a `CompiledSchema[Any]`.
 
     Raises:
         SchemaError: the source is neither a valid JSON Schema nor a type pydantic can adapt.

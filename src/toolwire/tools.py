@@ -2,114 +2,64 @@
 
 A `Tool` is frozen and provider-neutral. Adapters translate it for one API surface; the
 runtime gives its `execute`, hooks, schemas and transforms their behaviour.
+
+`Tool[InputT, OutputT, OutcomeT]` is generic for type checkers: `create_tool` and `@tool` infer
+what `execute` receives and returns, and what `execute_tool` gives back for the tool (see `Tool`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Generic, Literal, Required, TypeAlias, TypedDict, cast, overload
 
-from ._callbacks import Callback, count_positional, make_callback, required_keyword_only
-from .exceptions import SchemaError, ToolDefinitionError
-from .names import has_carriable_name
-from .schema import CompiledSchema, SchemaValidationError, compile_schema
+from typing_extensions import TypeVar, Unpack
 
-TransformPhase = Literal["input", "input_delta", "output", "error", "approval", "suspend", "resume"]
-TRANSFORM_PHASES: tuple[TransformPhase, ...] = (
-    "input",
-    "input_delta",
-    "output",
-    "error",
-    "approval",
-    "suspend",
-    "resume",
+from ._callbacks import Callback
+from ._tool_checks import check_callable as _check_callable
+from ._tool_checks import check_examples as _check_examples
+from ._tool_checks import check_execute as _check_execute
+from ._tool_checks import check_id as _check_id
+from ._tool_checks import check_optional_bool as _check_optional_bool
+from ._tool_checks import check_provider_options as _check_provider_options
+from ._tool_checks import compile_field as _compile
+from ._tool_checks import compile_optional as _compile_optional
+from ._tool_checks import hook as _hook
+from ._tool_parts import HOOK_ARGUMENTS as HOOK_ARGUMENTS
+from ._tool_parts import TRANSFORM_ARGUMENTS as TRANSFORM_ARGUMENTS
+from ._tool_parts import TRANSFORM_PHASES as TRANSFORM_PHASES
+from ._tool_parts import InputExample as InputExample
+from ._tool_parts import McpProperties as McpProperties
+from ._tool_parts import PhaseTransforms as PhaseTransforms
+from ._tool_parts import ToolAnnotations as ToolAnnotations
+from ._tool_parts import ToolTransform as ToolTransform
+from ._tool_parts import TransformPhase as TransformPhase
+from ._tool_parts import build_mcp as _build_mcp
+from ._tool_parts import build_transform as _build_transform
+from ._tool_parts import merge_transforms as _merge_transforms
+from .exceptions import ToolDefinitionError
+from .schema import CompiledSchema
+
+if TYPE_CHECKING:
+    from .results import ToolResult
+    from .runtime.approvals import ApprovalRequest
+    from .runtime.context import ToolContext
+    from .runtime.suspension import Suspension
+
+InputT = TypeVar("InputT", covariant=True, default=Any)
+"""What `execute` receives: the model (or type) of `input_schema`; `Any` for a JSON Schema dict."""
+OutputT = TypeVar("OutputT", covariant=True, default=Any)
+"""What `execute` returns (awaited, for an async `execute`)."""
+OutcomeT = TypeVar(
+    "OutcomeT",
+    covariant=True,
+    bound="ToolResult | Suspension | ApprovalRequest",
+    default="ToolResult | Suspension | ApprovalRequest",
 )
-_PHASE_ALIASES = {"inputDelta": "input_delta"}
-
-HOOK_ARGUMENTS: dict[str, frozenset[str]] = {
-    "on_input_start": frozenset({"tool_call_id", "tool_name", "messages", "abort_signal"}),
-    "on_input_delta": frozenset({"input_text_delta", "tool_call_id", "tool_name", "messages", "abort_signal"}),
-    "on_input_available": frozenset({"input", "tool_call_id", "tool_name", "messages", "abort_signal"}),
-    "on_output": frozenset({"output", "tool_call_id", "tool_name", "abort_signal"}),
-}
-"""Keyword names each hook may declare (the seed's `ToolCallOptions`, snake_cased)."""
-
-TRANSFORM_ARGUMENTS = frozenset(
-    {
-        "input",
-        "input_text_delta",
-        "output",
-        "error",
-        "approval",
-        "suspend_payload",
-        "resume_data",
-        "tool_call_id",
-        "tool_name",
-    }
-)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolAnnotations:
-    """MCP behaviour hints (spec defaults apply where a hint is None)."""
-
-    title: str | None = None
-    """Human-readable name for display."""
-    read_only_hint: bool | None = None
-    """True: the tool does not modify its environment (default false)."""
-    destructive_hint: bool | None = None
-    """True: the tool may perform destructive updates (default true)."""
-    idempotent_hint: bool | None = None
-    """True: repeating a call with the same arguments has no further effect (default false)."""
-    open_world_hint: bool | None = None
-    """True: the tool talks to an open world of external entities (default true)."""
-
-    def to_mcp(self) -> dict[str, Any]:
-        """The annotations as MCP puts them on the wire (camelCase, unset hints omitted)."""
-        wire = {
-            "title": self.title,
-            "readOnlyHint": self.read_only_hint,
-            "destructiveHint": self.destructive_hint,
-            "idempotentHint": self.idempotent_hint,
-            "openWorldHint": self.open_world_hint,
-        }
-        return {k: v for k, v in wire.items() if v is not None}
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class McpProperties:
-    """MCP-specific properties of a tool: annotations and free-form `_meta`."""
-
-    annotations: ToolAnnotations | None = None
-    meta: Mapping[str, Any] | None = None
-    """Arbitrary metadata passed to MCP clients as `_meta`."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PhaseTransforms:
-    """One function per phase, each taking keyword arguments and returning the payload to show."""
-
-    input: Callback | None = None
-    input_delta: Callback | None = None
-    output: Callback | None = None
-    error: Callback | None = None
-    approval: Callback | None = None
-    suspend: Callback | None = None
-    resume: Callback | None = None
-
-    def get(self, phase: TransformPhase) -> Callback | None:
-        """The transform for a phase, if any."""
-        return cast(Callback | None, getattr(self, phase))
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolTransform:
-    """Target-aware payload transforms: `display` for UI streams, `transcript` for saved messages."""
-
-    display: PhaseTransforms = field(default_factory=PhaseTransforms)
-    transcript: PhaseTransforms = field(default_factory=PhaseTransforms)
+"""What `execute_tool(tool, call)` can give back: `ToolResult` alone for a tool that neither suspends
+nor waits for approval; `| Suspension` when `execute` takes the context (it may call `suspend()`);
+`| ApprovalRequest` with `require_approval`. Unknown (a bare `Tool`): all three."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -123,22 +73,21 @@ class BackgroundConfig:
     """Further settings kept for the host runtime."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class InputExample:
-    """A valid input shown to the model as an example."""
-
-    input: Mapping[str, Any]
-
-
 @dataclass(frozen=True, eq=False, kw_only=True)
-class Tool:
-    """A provider-neutral tool. Build it with `create_tool` or `@tool`; it is immutable."""
+class Tool(Generic[InputT, OutputT, OutcomeT]):
+    """A provider-neutral tool. Build it with `create_tool` or `@tool`; it is immutable.
+
+    For type checkers it is `Tool[InputT, OutputT, OutcomeT]`: the input `execute` receives, what
+    it returns, and what `execute_tool` gives back for it. `create_tool` and `@tool` infer all
+    three; an annotation may name the first two only (`Tool[Weather, str]`), and a bare `Tool`
+    accepts any tool.
+    """
 
     id: str
     """Unique id; adapters map it to each provider's name alphabet and back."""
     description: str
     """What the tool does; the model reads it to decide when to call it."""
-    input_schema: CompiledSchema
+    input_schema: CompiledSchema[InputT]
     """Schema of the input `execute` receives: an object schema, or a string schema (`free_form`)."""
     output_schema: CompiledSchema | None = None
     """Schema of what `execute` returns, validated by the runtime when set."""
@@ -164,7 +113,7 @@ class Tool:
     """Schema the request context must match before `execute` runs."""
     background: BackgroundConfig | None = None
     """Background execution settings."""
-    execute: Callable[..., Any] | None = None
+    execute: Callable[..., OutputT | Awaitable[OutputT]] | None = None
     """`execute(input, context)`, sync or async; None for tools executed elsewhere."""
     on_input_start: Callback | None = None
     on_input_delta: Callback | None = None
@@ -193,6 +142,136 @@ class Tool:
         return self.mcp.annotations.title if self.mcp and self.mcp.annotations else None
 
 
+class ToolOptions(TypedDict, total=False):
+    """The keyword options of `create_tool` that do not shape its type (each is described there)."""
+
+    id: Required[str]
+    description: Required[str]
+    output_schema: Any
+    strict: bool | None
+    input_examples: Sequence[Mapping[str, Any]] | None
+    provider_options: Mapping[str, Mapping[str, Any]] | None
+    to_model_output: Callable[[Any], Any] | None
+    transform: Mapping[str, Any] | ToolTransform | None
+    suspend_schema: Any
+    resume_schema: Any
+    mcp: Mapping[str, Any] | McpProperties | None
+    request_context_schema: Any
+    background: bool | Mapping[str, Any] | BackgroundConfig | None
+    on_input_start: Callable[..., Any] | None
+    on_input_delta: Callable[..., Any] | None
+    on_input_available: Callable[..., Any] | None
+    on_output: Callable[..., Any] | None
+    metadata: Mapping[str, Any] | None
+
+
+_I = TypeVar("_I")
+_O = TypeVar("_O")
+_Dict = Mapping[str, Any] | None
+_CtxAsync: TypeAlias = Callable[[_I, "ToolContext"], Awaitable[_O]]
+_CtxSync: TypeAlias = Callable[[_I, "ToolContext"], _O]
+_Async: TypeAlias = Callable[[_I], Awaitable[_O]]
+_Sync: TypeAlias = Callable[[_I], _O]
+_No = Literal[False]
+
+
+class _OtherOptions(ToolOptions, total=False):
+    require_approval: bool
+    target: Any
+    target_host: Any
+
+
+# These overloads only type `create_tool`: the input from `input_schema` (a class: that class;
+# a dict: Any), the output from `execute` (awaited), the outcome from whether `execute` takes the
+# context (it may suspend) and from `require_approval` (any value but a literal False may ask).
+# An `execute` that could take the context is matched as one that does: a tool typed as never
+# suspending never suspends. No catch-all takes an `execute`: mypy would type lambdas as Any.
+
+
+@overload
+def create_tool(
+    *, input_schema: type[_I], execute: _CtxAsync[_I, _O], require_approval: _No = False, **rest: Unpack[ToolOptions]
+) -> Tool[_I, _O, ToolResult | Suspension]: ...
+@overload
+def create_tool(
+    *, input_schema: type[_I], execute: _CtxSync[_I, _O], require_approval: _No = False, **rest: Unpack[ToolOptions]
+) -> Tool[_I, _O, ToolResult | Suspension]: ...
+@overload
+def create_tool(
+    *, input_schema: type[_I], execute: _Async[_I, _O], require_approval: _No = False, **rest: Unpack[ToolOptions]
+) -> Tool[_I, _O, ToolResult]: ...
+@overload
+def create_tool(
+    *, input_schema: type[_I], execute: _Sync[_I, _O], require_approval: _No = False, **rest: Unpack[ToolOptions]
+) -> Tool[_I, _O, ToolResult]: ...
+@overload
+def create_tool(
+    *,
+    input_schema: _Dict = None,
+    execute: _CtxAsync[Any, _O],
+    require_approval: _No = False,
+    **rest: Unpack[ToolOptions],
+) -> Tool[Any, _O, ToolResult | Suspension]: ...
+@overload
+def create_tool(
+    *,
+    input_schema: _Dict = None,
+    execute: _CtxSync[Any, _O],
+    require_approval: _No = False,
+    **rest: Unpack[ToolOptions],
+) -> Tool[Any, _O, ToolResult | Suspension]: ...
+@overload
+def create_tool(
+    *, input_schema: _Dict = None, execute: _Async[Any, _O], require_approval: _No = False, **rest: Unpack[ToolOptions]
+) -> Tool[Any, _O, ToolResult]: ...
+@overload
+def create_tool(
+    *, input_schema: _Dict = None, execute: _Sync[Any, _O], require_approval: _No = False, **rest: Unpack[ToolOptions]
+) -> Tool[Any, _O, ToolResult]: ...
+@overload
+def create_tool(
+    *, input_schema: type[_I], execute: _CtxAsync[_I, _O], require_approval: bool, **rest: Unpack[ToolOptions]
+) -> Tool[_I, _O, ToolResult | Suspension | ApprovalRequest]: ...
+@overload
+def create_tool(
+    *, input_schema: type[_I], execute: _CtxSync[_I, _O], require_approval: bool, **rest: Unpack[ToolOptions]
+) -> Tool[_I, _O, ToolResult | Suspension | ApprovalRequest]: ...
+@overload
+def create_tool(
+    *, input_schema: type[_I], execute: _Async[_I, _O], require_approval: bool, **rest: Unpack[ToolOptions]
+) -> Tool[_I, _O, ToolResult | ApprovalRequest]: ...
+@overload
+def create_tool(
+    *, input_schema: type[_I], execute: _Sync[_I, _O], require_approval: bool, **rest: Unpack[ToolOptions]
+) -> Tool[_I, _O, ToolResult | ApprovalRequest]: ...
+@overload
+def create_tool(
+    *, input_schema: _Dict = None, execute: _CtxAsync[Any, _O], require_approval: bool, **rest: Unpack[ToolOptions]
+) -> Tool[Any, _O, ToolResult | Suspension | ApprovalRequest]: ...
+@overload
+def create_tool(
+    *, input_schema: _Dict = None, execute: _CtxSync[Any, _O], require_approval: bool, **rest: Unpack[ToolOptions]
+) -> Tool[Any, _O, ToolResult | Suspension | ApprovalRequest]: ...
+@overload
+def create_tool(
+    *, input_schema: _Dict = None, execute: _Async[Any, _O], require_approval: bool, **rest: Unpack[ToolOptions]
+) -> Tool[Any, _O, ToolResult | ApprovalRequest]: ...
+@overload
+def create_tool(
+    *, input_schema: _Dict = None, execute: _Sync[Any, _O], require_approval: bool, **rest: Unpack[ToolOptions]
+) -> Tool[Any, _O, ToolResult | ApprovalRequest]: ...
+@overload
+def create_tool(
+    *, input_schema: type[_I], execute: None = None, require_approval: _No = False, **rest: Unpack[ToolOptions]
+) -> Tool[_I, Any, ToolResult]: ...
+@overload
+def create_tool(
+    *, input_schema: _Dict = None, execute: None = None, require_approval: _No = False, **rest: Unpack[ToolOptions]
+) -> Tool[Any, Any, ToolResult]: ...
+@overload  # a target, or approval without execute
+def create_tool(*, input_schema: type[_I], execute: None = None, **rest: Unpack[_OtherOptions]) -> Tool[_I]: ...
+@overload
+def create_tool(*, input_schema: Any = None, execute: None = None, **rest: Unpack[_OtherOptions]) -> Tool: ...
 def create_tool(
     *,
     id: str,
@@ -317,178 +396,6 @@ def free_form_input(value: Any) -> Any:
 def object_input(value: Any) -> Any:
     """A call's input for a provider that needs an object: free text wrapped as `{"input": text}`."""
     return {STRING_INPUT_KEY: value} if isinstance(value, str) else value
-
-
-def _check_id(tool_id: Any) -> str:
-    if not isinstance(tool_id, str) or not tool_id.strip():
-        raise ToolDefinitionError(None, "id", "is required and must be a non-empty string")
-    if not has_carriable_name(tool_id):
-        raise ToolDefinitionError(
-            tool_id, "id", "has no ASCII letter or digit, so no provider can carry it even after mapping"
-        )
-    return tool_id
-
-
-def _compile(
-    tool_id: str, field_name: str, source: Any, mode: Literal["validation", "serialization"] = "validation"
-) -> CompiledSchema:
-    try:
-        return compile_schema(source, mode=mode)
-    except SchemaError as exc:
-        raise ToolDefinitionError(tool_id, field_name, str(exc)) from exc
-
-
-def _compile_optional(
-    tool_id: str, field_name: str, source: Any, mode: Literal["validation", "serialization"] = "validation"
-) -> CompiledSchema | None:
-    return None if source is None else _compile(tool_id, field_name, source, mode)
-
-
-def _check_optional_bool(tool_id: str, field_name: str, value: Any) -> bool | None:
-    if value is not None and not isinstance(value, bool):
-        raise ToolDefinitionError(tool_id, field_name, f"must be true, false or None, got {value!r}")
-    return value
-
-
-def _check_callable(tool_id: str, field_name: str, fn: Any) -> Any:
-    if fn is not None and not callable(fn):
-        raise ToolDefinitionError(tool_id, field_name, f"must be a function, got {type(fn).__name__}")
-    return fn
-
-
-def _check_execute(tool_id: str, execute: Any) -> None:
-    _check_callable(tool_id, "execute", execute)
-    required, maximum = count_positional(execute)
-    if required > 2 or maximum < 1:
-        raise ToolDefinitionError(tool_id, "execute", "must accept `(input)` or `(input, context)`")
-    keyword_only = required_keyword_only(execute)
-    if keyword_only:
-        raise ToolDefinitionError(
-            tool_id,
-            "execute",
-            f"has required keyword-only parameters {keyword_only}, which are never passed; "
-            "take `(input, context)` positionally",
-        )
-
-
-def _check_examples(
-    tool_id: str, schema: CompiledSchema, examples: Sequence[Mapping[str, Any]] | None
-) -> tuple[InputExample, ...]:
-    if examples is None:
-        return ()
-    if isinstance(examples, (str, bytes, Mapping)):
-        raise ToolDefinitionError(tool_id, "input_examples", 'must be a list of {"input": {...}} objects')
-    checked: list[InputExample] = []
-    for position, example in enumerate(examples):
-        where = f"input_examples[{position}]"
-        if schema.json_schema.get("type") == "string":
-            raise ToolDefinitionError(
-                tool_id, "input_examples", "are for object inputs: describe a free-form tool's text in its description"
-            )
-        if not isinstance(example, Mapping) or set(example) != {"input"} or not isinstance(example["input"], Mapping):
-            raise ToolDefinitionError(tool_id, where, 'must be {"input": {...}}')
-        try:
-            value = json.loads(json.dumps(example["input"]))
-        except (TypeError, ValueError) as exc:
-            raise ToolDefinitionError(tool_id, where, f"is not JSON, so no provider can be sent it: {exc}") from None
-        try:
-            schema.validate(value)
-        except SchemaValidationError as exc:
-            raise ToolDefinitionError(tool_id, where, f"does not match the input schema: {exc}") from None
-        checked.append(InputExample(input=value))
-    return tuple(checked)
-
-
-def _check_provider_options(
-    tool_id: str, options: Mapping[str, Mapping[str, Any]] | None
-) -> Mapping[str, Mapping[str, Any]]:
-    if options is None:
-        return {}
-    if not isinstance(options, Mapping):
-        raise ToolDefinitionError(tool_id, "provider_options", "must map provider names to option dicts")
-    for provider, values in options.items():
-        if not isinstance(provider, str) or not isinstance(values, Mapping):
-            raise ToolDefinitionError(tool_id, f"provider_options[{provider!r}]", "must be a dict of options")
-    return {provider: dict(values) for provider, values in options.items()}
-
-
-def _hook(tool_id: str, name: str, fn: Callable[..., Any] | None) -> Callback | None:
-    return make_callback(fn, tool_id=tool_id, field=name, offered=HOOK_ARGUMENTS[name])
-
-
-def _build_transform(tool_id: str, spec: Mapping[str, Any] | ToolTransform | None) -> ToolTransform | None:
-    if spec is None or isinstance(spec, ToolTransform):
-        return spec
-    if not isinstance(spec, Mapping) or set(spec) - {"display", "transcript"}:
-        raise ToolDefinitionError(tool_id, "transform", 'must be {"display": {...}, "transcript": {...}}')
-    targets: dict[str, PhaseTransforms] = {}
-    for target_name, phases in spec.items():
-        if not isinstance(phases, Mapping):
-            raise ToolDefinitionError(tool_id, f"transform.{target_name}", "must map phases to functions")
-        built: dict[str, Callback | None] = {}
-        for phase, fn in phases.items():
-            key = _PHASE_ALIASES.get(phase, phase)
-            if key not in TRANSFORM_PHASES:
-                raise ToolDefinitionError(
-                    tool_id, f"transform.{target_name}.{phase}", f"is not a phase; phases: {list(TRANSFORM_PHASES)}"
-                )
-            built[key] = make_callback(
-                fn, tool_id=tool_id, field=f"transform.{target_name}.{phase}", offered=TRANSFORM_ARGUMENTS
-            )
-        targets[target_name] = PhaseTransforms(**built)
-    return ToolTransform(**targets)
-
-
-_ANNOTATION_KEYS = {
-    "title": "title",
-    "readOnlyHint": "read_only_hint",
-    "destructiveHint": "destructive_hint",
-    "idempotentHint": "idempotent_hint",
-    "openWorldHint": "open_world_hint",
-}
-
-
-def _merge_transforms(mine: ToolTransform | None, bound: ToolTransform | None) -> ToolTransform | None:
-    """The user's transforms phase by phase, the target's where the user gave none."""
-    if mine is None or bound is None:
-        return mine or bound
-
-    def merge(first: PhaseTransforms, second: PhaseTransforms) -> PhaseTransforms:
-        return PhaseTransforms(**{phase: first.get(phase) or second.get(phase) for phase in TRANSFORM_PHASES})
-
-    return ToolTransform(
-        display=merge(mine.display, bound.display), transcript=merge(mine.transcript, bound.transcript)
-    )
-
-
-def _build_mcp(tool_id: str, spec: Mapping[str, Any] | McpProperties | None) -> McpProperties | None:
-    if spec is None or isinstance(spec, McpProperties):
-        return spec
-    if not isinstance(spec, Mapping) or set(spec) - {"annotations", "_meta", "meta"}:
-        raise ToolDefinitionError(tool_id, "mcp", 'must be {"annotations": {...}, "_meta": {...}}')
-    annotations = spec.get("annotations")
-    built: ToolAnnotations | None = None
-    if isinstance(annotations, ToolAnnotations):
-        built = annotations
-    elif annotations is not None:
-        if not isinstance(annotations, Mapping):
-            raise ToolDefinitionError(tool_id, "mcp.annotations", "must be a dict")
-        values: dict[str, Any] = {}
-        for key, value in annotations.items():
-            name = _ANNOTATION_KEYS.get(str(key), str(key))
-            if name not in _ANNOTATION_KEYS.values():
-                raise ToolDefinitionError(
-                    tool_id, f"mcp.annotations.{key}", f"is not an MCP annotation; known: {list(_ANNOTATION_KEYS)}"
-                )
-            expected = str if name == "title" else bool
-            if value is not None and not isinstance(value, expected):
-                raise ToolDefinitionError(tool_id, f"mcp.annotations.{key}", f"must be a {expected.__name__}")
-            values[name] = value
-        built = ToolAnnotations(**values)
-    meta = spec.get("_meta", spec.get("meta"))
-    if meta is not None and not isinstance(meta, Mapping):
-        raise ToolDefinitionError(tool_id, "mcp._meta", "must be a dict")
-    return McpProperties(annotations=built, meta=dict(meta) if meta is not None else None)
 
 
 def _build_background(

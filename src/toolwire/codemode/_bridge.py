@@ -22,7 +22,6 @@ from typing import Any
 
 from toolwire.results import ToolCall, ToolResult, output_text
 from toolwire.runtime.abort import AbortSignal
-from toolwire.runtime.approvals import ApprovalRequest
 from toolwire.runtime.context import ToolContext
 from toolwire.runtime.execute import execute_tool, validate_input
 from toolwire.runtime.suspension import Suspension
@@ -70,7 +69,6 @@ class Bridge:
                 messages=self._context.messages,
                 approved=True,  # `_ask` decided above
             )
-        assert not isinstance(outcome, ApprovalRequest)
         return _outcome(tool, outcome)
 
     async def _ask(self, call: ToolCall) -> CallOutcome | None:

@@ -38,7 +38,7 @@ from toolwire.adapter import tool_mapping
 from toolwire.compat import report
 from toolwire.exceptions import ConfigurationError
 from toolwire.results import ToolCall, ToolResult, error_text, execution_denied
-from toolwire.runtime import AbortSignal, ApprovalRequest, ExecutionSettings, Suspension, execute_tool, resume_tool
+from toolwire.runtime import AbortSignal, ExecutionSettings, Suspension, execute_tool, resume_tool
 from toolwire.runtime.transforms import shown_approval
 from toolwire.schema import SchemaValidationError
 from toolwire.tools import Tool, free_form_input, object_view
@@ -237,7 +237,6 @@ class _ToolServer:
         outcome = await execute_tool(
             tool, call, request_context=request_context, abort=signal, settings=self.settings, mcp=mcp, approved=True
         )  # approved: asked through elicitation above
-        assert not isinstance(outcome, ApprovalRequest)
         for round_number in range(1, _MAX_RESUMES + 1):
             if not isinstance(outcome, Suspension):
                 return outcome

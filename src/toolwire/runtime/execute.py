@@ -12,9 +12,10 @@ import asyncio
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, TypeVar, overload
 
 import pydantic_core
+from typing_extensions import Unpack
 
 from toolwire._hooks import call_hook_async
 from toolwire.exceptions import ArgumentError, ToolError
@@ -54,6 +55,40 @@ class ExecutionSettings:
     """What an output failing `output_schema` becomes: an error result, or a logged warning."""
 
 
+class RunOptions(TypedDict, total=False):
+    """The keyword arguments of `execute_tool` besides `approved` (described there)."""
+
+    request_context: Any
+    abort: AbortSignal | None
+    messages: Sequence[Any] | None
+    settings: ExecutionSettings | None
+    context_extra: Mapping[str, Any] | None
+    mcp: Any
+    run: RunState | None
+
+
+_R = TypeVar("_R", bound="ToolResult | Suspension | ApprovalRequest")
+_Call = ToolCall | Mapping[str, Any]
+
+
+# Typed by the tool's outcome (`Tool[..., OutcomeT]`, see `toolwire.tools`): a tool that neither
+# suspends nor asks for approval gives a `ToolResult`; `approved=True` rules out an `ApprovalRequest`.
+@overload
+async def execute_tool(
+    tool: Tool[Any, Any, ToolResult | ApprovalRequest],
+    call: _Call,
+    *,
+    approved: Literal[True],
+    **options: Unpack[RunOptions],
+) -> ToolResult: ...
+@overload
+async def execute_tool(
+    tool: Tool, call: _Call, *, approved: Literal[True], **options: Unpack[RunOptions]
+) -> Outcome: ...
+@overload
+async def execute_tool(
+    tool: Tool[Any, Any, _R], call: _Call, *, approved: bool = False, **options: Unpack[RunOptions]
+) -> _R: ...
 async def execute_tool(
     tool: Tool,
     call: ToolCall | Mapping[str, Any],
@@ -68,6 +103,10 @@ async def execute_tool(
     run: RunState | None = None,
 ) -> Outcome | ApprovalRequest:
     """Run one call and return its result, or a `Suspension` when the tool called `suspend()`.
+
+    For type checkers the outcome follows the tool's type: a `ToolResult` for a tool whose
+    `execute` takes no context and that has no `require_approval`; with `approved=True`, never an
+    `ApprovalRequest`.
 
     A tool with `require_approval` runs only with `approved=True` (the caller asked the user);
     otherwise the call comes back as an `ApprovalRequest` and nothing runs (a call whose input
@@ -128,6 +167,22 @@ async def result_from_output(
     return await _finish(tool, as_call(call), output, AbortSignal(), settings or ExecutionSettings())
 
 
+@overload
+def execute_tool_sync(
+    tool: Tool[Any, Any, ToolResult | ApprovalRequest],
+    call: _Call,
+    *,
+    approved: Literal[True],
+    **options: Unpack[RunOptions],
+) -> ToolResult: ...
+@overload
+def execute_tool_sync(
+    tool: Tool, call: _Call, *, approved: Literal[True], **options: Unpack[RunOptions]
+) -> Outcome: ...
+@overload
+def execute_tool_sync(
+    tool: Tool[Any, Any, _R], call: _Call, *, approved: bool = False, **options: Unpack[RunOptions]
+) -> _R: ...
 def execute_tool_sync(tool: Tool, call: ToolCall | Mapping[str, Any], **kwargs: Any) -> Outcome | ApprovalRequest:
     """`execute_tool` for synchronous code (runs its own event loop).
 
@@ -135,7 +190,8 @@ def execute_tool_sync(tool: Tool, call: ToolCall | Mapping[str, Any], **kwargs: 
         RuntimeError: called from inside a running event loop (use `await execute_tool` there).
     """
     refuse_running_loop("execute_tool_sync", "await execute_tool(...)")
-    return asyncio.run(execute_tool(tool, call, **kwargs))
+    outcome: Outcome | ApprovalRequest = asyncio.run(execute_tool(tool, call, **kwargs))
+    return outcome
 
 
 def refuse_running_loop(name: str, instead: str) -> None:

@@ -149,7 +149,6 @@ class Toolbox:
                 approved=True,  # run_one asked
                 run=self.run_state,
             )
-        assert not isinstance(outcome, ApprovalRequest)
         return self._settled(tool, outcome)
 
     def _semaphore(self) -> asyncio.Semaphore:
