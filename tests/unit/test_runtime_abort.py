@@ -102,6 +102,24 @@ class TestAbort:
             await task
 
 
+    async def test_a_caller_cancelled_as_its_signal_fires_still_sees_the_cancellation(self) -> None:
+        """The owner's cancel (an ASGI server's on disconnect) is not swallowed by the abort that came with it."""
+        signal = AbortSignal()
+        started = asyncio.Event()
+
+        async def execute(value: Any, context: ToolContext) -> None:
+            started.set()
+            await asyncio.Event().wait()
+
+        tool = create_tool(id="slow", description="Slow.", execute=execute)
+        task = asyncio.ensure_future(execute_tool(tool, _CALL, abort=signal))
+        await started.wait()
+        signal.abort("the client left")
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+
 class TestTimeout:
     async def test_a_timed_out_async_tool_gives_a_timeout_error_result(self) -> None:
         """The model is told the call took too long."""

@@ -294,7 +294,7 @@ async def _run_with_signal(
     except TimedOut as exc:
         return error_result(call, f"Tool {tool.id!r} timed out after {timeout} seconds; try a smaller request.", exc)
     except asyncio.CancelledError as exc:
-        if not signal.aborted:
+        if not signal.aborted or _cancelled_from_outside():
             signal.abort("cancelled")  # the caller's task was cancelled: a sync tool's thread must hear it too
             raise
         return error_result(call, f"Tool {tool.id!r} was aborted ({signal.reason or 'no reason given'}).", exc)
@@ -302,6 +302,12 @@ async def _run_with_signal(
         logger.info("tool %r raised", tool.id, exc_info=True)
         return error_result(call, f"Tool {tool.id!r} failed: {type(exc).__name__}: {exc}", exc)
     return await _finish(tool, call, raw, signal, options.settings)
+
+
+def _cancelled_from_outside() -> bool:
+    """Whether the task itself is being cancelled (by its owner), not only the call (by its signal)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _agent_context(call: ToolCall, options: _Options) -> AgentContext | None:
