@@ -101,7 +101,6 @@ class TestAbort:
         with pytest.raises(asyncio.CancelledError):
             await task
 
-
     async def test_a_caller_cancelled_as_its_signal_fires_still_sees_the_cancellation(self) -> None:
         """The owner's cancel (an ASGI server's on disconnect) is not swallowed by the abort that came with it."""
         signal = AbortSignal()
