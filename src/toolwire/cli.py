@@ -71,7 +71,13 @@ def _add_extension_commands(commands: Any) -> None:
     conformance = commands.add_parser("conformance", help="run the bundled cassette scenarios on every adapter")
     conformance.add_argument("--api", action="append", help="only this api (repeatable)")
     conformance.add_argument("--scenario", action="append", help="only this scenario (repeatable)")
-    conformance.add_argument("--json", action="store_true", help="print results as JSON")
+    conformance.add_argument("--json", action="store_true", help="print results as JSON (and nothing else on stdout)")
+    conformance.add_argument(
+        "--workers",
+        type=_positive_int,
+        metavar="N",
+        help="at most N forked worker processes, one per provider (default: the processors; 1: all in this one)",
+    )
     conformance.set_defaults(handler=_run_module("toolwire.conformance.command", "run_command"))
 
     demo = commands.add_parser("demo", help="an offline agent run on each provider, from cassettes")
@@ -107,6 +113,16 @@ def _mcp_serve(args: argparse.Namespace) -> int:
         args.tools, transport=args.transport, name=args.name, version=args.version, host=args.host, port=args.port
     )
     return 0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        number = int(text)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"takes a whole number of at least 1, got {text!r}")
+    return number
 
 
 def _print_lines(lines: Sequence[str]) -> int:

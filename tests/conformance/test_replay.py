@@ -76,15 +76,20 @@ class TestGeminiWithAndWithoutAiohttp:
 PARALLEL_MATRIX = textwrap.dedent(
     """
     import json, sys
-    from toolwire.conformance.command import run_matrix
+    from toolwire.conformance.matrix import run_matrix
     from toolwire.conformance.scenarios import SCENARIOS
     chosen = [item for item in SCENARIOS if item.name in ("single_call", "reasoning_call", "error_result")]
     apis = ["openai-chat", "anthropic", "openai-responses"]
-    reported = []
-    outcomes = run_matrix(apis, chosen, lambda o: reported.append(o.scenario), workers={workers})
+    calls = []
+    class Recorder:
+        def start(self, total): calls.append(("start", total))
+        def advance(self, outcome): calls.append(("advance", outcome.api, outcome.scenario))
+        def stop(self): calls.append(("stop",))
+    outcomes = run_matrix(apis, chosen, Recorder(), workers={workers})
+    advanced = [call[1:] for call in calls if call[0] == "advance"]
     print(json.dumps({{
         "outcomes": [[o.api, o.scenario, o.status] for o in outcomes],
-        "reported": len(reported),
+        "progress": [calls[0], len(advanced), len(set(advanced)), calls[-1]],
         "sdks_here": sorted(m for m in ("openai", "anthropic") if m in sys.modules),
     }}))
     """
@@ -108,6 +113,7 @@ class TestParallelMatrix:
             for api in ("openai-chat", "anthropic", "openai-responses")
             for name in ("single_call", "error_result", "reasoning_call")  # the order of SCENARIOS
         ]
-        assert parallel["reported"] == 9
+        assert parallel["progress"] == [["start", 9], 9, 9, ["stop"]]  # every outcome once, between start and stop
+        assert alone["progress"] == [["start", 9], 9, 9, ["stop"]]
         assert parallel["sdks_here"] == []
         assert alone["sdks_here"] == ["anthropic", "openai"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import json
+import os
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,8 @@ from toolwire.testing.capture import RequestCapture
 
 Mode = Literal["sync", "async"]
 Status = Literal["pass", "degraded", "fail", "n/a"]
+STATUS_MARKS: dict[Status, str] = {"pass": "pass", "degraded": "degraded", "fail": "FAIL", "n/a": "n/a"}
+"""How a status is shown in the matrix and the progress lines (a failure stands out)."""
 FAKE_KEY = "test-key-not-a-secret"
 RECORDED_BASE_URLS = {
     "openai-chat": "https://api.openai.com/v1",
@@ -214,6 +217,17 @@ def _event_loop() -> asyncio.Runner:
         _runner = asyncio.Runner()
         atexit.register(_runner.close)
     return _runner
+
+
+def _forget_after_fork() -> None:
+    """A forked child builds its own event loop and clients: the parent's share its file descriptors."""
+    global _runner
+    _runner = None
+    _replay_clients.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 async def _collect_async(agent: Agent, prompt: str) -> tuple[list[Event], Any]:
