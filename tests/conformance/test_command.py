@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import re
@@ -13,7 +14,7 @@ import pytest
 from rich.console import Console
 
 from toolwire.cli import main
-from toolwire.conformance import matrix
+from toolwire.conformance import command, matrix
 from toolwire.conformance.progress import LiveBar, PlainLines
 from toolwire.conformance.runner import ScenarioOutcome
 from toolwire.conformance.scenarios import scenario
@@ -213,6 +214,23 @@ def test_a_scenario_that_raises_is_a_failure_not_a_crash(monkeypatch: pytest.Mon
     assert outcome == ScenarioOutcome(
         "gemini", "single_call", "fail", ["ValueError: Expecting value: line 1 column 1 (char 0)"]
     )
+
+
+def test_garbage_is_collected_less_often_during_the_run_only(
+    plain_environment: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Raised thresholds while the matrix runs (the workers fork with them); the host's are back afterwards."""
+    during: list[tuple[int, ...]] = []
+
+    def recording(*args: object, **kwargs: object) -> list[ScenarioOutcome]:
+        during.append(gc.get_threshold())
+        return []
+
+    monkeypatch.setattr(command, "run_matrix", recording)
+    before = gc.get_threshold()
+    assert main([*RUN, "--json"]) == 0
+    assert during == [(50_000, 20, 100)]
+    assert gc.get_threshold() == before
 
 
 def test_workers_must_be_at_least_one(capsys: pytest.CaptureFixture[str]) -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import json
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from toolwire._extras import optional_imports
@@ -34,7 +36,8 @@ def run_command(args: argparse.Namespace) -> int:
         progress = progress_for(sys.stderr, lines_otherwise=False)
     else:
         progress = progress_for(sys.stdout, lines_otherwise=True)
-    outcomes = run_matrix(apis, chosen, progress, workers=args.workers)
+    with _fewer_collections():
+        outcomes = run_matrix(apis, chosen, progress, workers=args.workers)
     if args.json:
         print(json.dumps([_as_json(o) for o in outcomes], indent=2))
     else:
@@ -42,6 +45,21 @@ def run_command(args: argparse.Namespace) -> int:
         print(render_notes(outcomes))
         print(summary_line(outcomes))
     return 1 if any(o.status == "fail" for o in outcomes) else 0
+
+
+@contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Collect garbage less often during the run (the workers fork with the same thresholds).
+
+    The SDKs' imports and replies build objects by the hundred thousand and leave few cycles: at
+    Python's default thresholds the collector took a third of a run's CPU time, at these a tenth.
+    """
+    previous = gc.get_threshold()
+    gc.set_threshold(50_000, 20, 100)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
 
 
 def _require_sdks(apis: Sequence[str]) -> None:
