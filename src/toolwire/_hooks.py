@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import logging
 import threading
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ._callbacks import Callback
@@ -20,6 +20,7 @@ from .tools import Tool
 
 if TYPE_CHECKING:
     import asyncio
+    import concurrent.futures
 
 logger = logging.getLogger("toolwire")
 
@@ -31,7 +32,8 @@ class _LoopThread:
     _loop: asyncio.AbstractEventLoop | None = None
 
     @classmethod
-    def run(cls, awaitable: Awaitable[Any]) -> Any:
+    def loop(cls) -> Any:
+        """The loop (an `asyncio.AbstractEventLoop`), started on first use."""
         import asyncio  # only async hooks in sync code need it: defining and encoding tools stays without
 
         with cls._lock:
@@ -39,7 +41,20 @@ class _LoopThread:
                 loop = asyncio.new_event_loop()
                 threading.Thread(target=loop.run_forever, name="toolwire-hooks", daemon=True).start()
                 cls._loop = loop
-        return asyncio.run_coroutine_threadsafe(_await(awaitable), cls._loop).result()
+            return cls._loop
+
+    @classmethod
+    def run(cls, awaitable: Awaitable[Any]) -> Any:
+        import asyncio
+
+        return asyncio.run_coroutine_threadsafe(_await(awaitable), cls.loop()).result()
+
+
+def run_detached(work: Coroutine[Any, Any, Any]) -> concurrent.futures.Future[Any]:
+    """Start `work` on toolwire's own loop thread, which outlives any run (a sync run's loop ends with it)."""
+    import asyncio
+
+    return asyncio.run_coroutine_threadsafe(work, _LoopThread.loop())
 
 
 async def _await(awaitable: Awaitable[Any]) -> Any:

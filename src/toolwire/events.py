@@ -70,6 +70,7 @@ _CAMEL = {
     "provider_metadata": "providerMetadata",
     "provider_executed": "providerExecuted",
     "approval_descriptor": "approvalDescriptor",
+    "task_id": "taskId",
 }
 _SNAKE = {v: k for k, v in _CAMEL.items()}
 
@@ -355,6 +356,48 @@ class ToolResumeError(_EventBase):
     error_text: str
 
 
+BackgroundTaskStatus = Literal["completed", "failed", "timed-out", "cancelled", "lost"]
+"""How a background task ended; `lost`: the process running it stopped before it finished."""
+BACKGROUND_TASK_STATUSES: tuple[BackgroundTaskStatus, ...] = ("completed", "failed", "timed-out", "cancelled", "lost")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BackgroundTaskStarted(_EventBase):
+    """A call runs in the background as `taskId`; the model was told so at once (toolwire-only)."""
+
+    type: ClassVar[str] = "background-task-started"
+    task_id: str
+    tool_call_id: str
+    tool_name: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BackgroundTaskProgress(_EventBase):
+    """A background task reported progress with `context.background.progress(data)` (toolwire-only)."""
+
+    type: ClassVar[str] = "background-task-progress"
+    task_id: str
+    tool_call_id: str
+    tool_name: str
+    data: Any = None
+    """What the tool reported (JSON); a tool reports only what a display may show."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BackgroundTaskFinished(_EventBase):
+    """A background task ended; its result enters the conversation before the next model call (toolwire-only)."""
+
+    type: ClassVar[str] = "background-task-finished"
+    task_id: str
+    tool_call_id: str
+    tool_name: str
+    status: BackgroundTaskStatus
+    output: Any = None
+    """On `completed`: the output as the display may show it (the tool's display `output` transform)."""
+    error_text: str | None = None
+    """Otherwise: what went wrong, as the display may show it."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Abort(_EventBase):
     """The run was aborted (signal, task cancellation or closed stream); its calls were answered as aborted."""
@@ -401,6 +444,9 @@ Event: TypeAlias = (
     | ToolSuspended
     | ToolResumed
     | ToolResumeError
+    | BackgroundTaskStarted
+    | BackgroundTaskProgress
+    | BackgroundTaskFinished
     | StartStep
     | FinishStep
     | Finish
@@ -430,6 +476,9 @@ EVENT_CLASSES: dict[str, type[Event]] = {
         ToolSuspended,
         ToolResumed,
         ToolResumeError,
+        BackgroundTaskStarted,
+        BackgroundTaskProgress,
+        BackgroundTaskFinished,
         StartStep,
         FinishStep,
         Finish,

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from toolwire import AbortSignal, Agent, Toolbox, ToolCall, ToolContext, create_tool
+from toolwire.deltas import StepFinished
 from toolwire.events import EVENT_CLASSES, Event, ToolInputDelta
 from toolwire.messages import user
-from toolwire.testing.scripted import SCRIPTED_CLIENT, ScriptedAdapter
+from toolwire.testing.scripted import SCRIPTED_CLIENT, ScriptedAdapter, answer, call
 
 ROOT = Path(__file__).parents[2]
 SOURCES = ("anthropic", "openai-responses", "gemini", "openai-chat")
@@ -33,9 +34,12 @@ JSON_NAMES = {
     "provider_metadata": "providerMetadata",
     "provider_executed": "providerExecuted",
     "approval_descriptor": "approvalDescriptor",
+    "task_id": "taskId",
 }
 SHOWN_APPROVAL_ID = "approval_Xq3vN0f7oWc2kZ8sR1yT4A"
 """Approval ids are random: the page shows this one in their place."""
+SHOWN_TASK_ID = "task_pR2mW8sKq0Zd"
+"""Background task ids too."""
 
 
 def _from_cassettes() -> dict[str, dict[str, Any]]:
@@ -77,10 +81,27 @@ def _from_the_runtime() -> dict[str, dict[str, Any]]:
     agent = Agent(api=ScriptedAdapter([]), client=SCRIPTED_CLIENT, model="m", messages=[user("Hi")])
     events.extend(agent.stream(abort=stopped))
     found = {event.type: event.to_dict() for event in events}
+    for event in _background_events():
+        if event.type.startswith("background-task-"):
+            found[event.type] = {**event.to_dict(), "taskId": SHOWN_TASK_ID}
     for example in found.values():
         if "approvalId" in example:
             example["approvalId"] = SHOWN_APPROVAL_ID
     return found
+
+
+def _background_events() -> list[Event]:
+    """An agent run whose background call reports progress, then ends."""
+
+    def research(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        context.background.progress({"pagesRead": 2, "of": 5})
+        return {"topic": args["topic"], "pages": 5}
+
+    topic = {"type": "object", "properties": {"topic": {"type": "string"}}, "required": ["topic"]}
+    tool = create_tool(id="research", description="Research.", input_schema=topic, execute=research, background=True)
+    script = [[call("call_3", "research", '{"topic": "tides"}'), StepFinished("tool-calls")], answer("Started.")]
+    agent = Agent(api=ScriptedAdapter([*script, answer("Done.")]), client=SCRIPTED_CLIENT, model="m", tools=[tool])
+    return list(agent.stream("Research tides", until_idle=True))
 
 
 def examples() -> dict[str, dict[str, Any]]:

@@ -7,9 +7,14 @@ from typing import Any
 
 import pytest
 
+from toolwire import Agent
 from toolwire.compat import Degradation
+from toolwire.deltas import StepFinished
 from toolwire.events import (
     Abort,
+    BackgroundTaskFinished,
+    BackgroundTaskProgress,
+    BackgroundTaskStarted,
     Error,
     Finish,
     FinishStep,
@@ -33,8 +38,9 @@ from toolwire.events import (
 )
 from toolwire.messages import AssistantMessage, user
 from toolwire.results import ToolCall, ToolResult
+from toolwire.testing.scripted import SCRIPTED_CLIENT, ScriptedAdapter, answer, call
 from toolwire.tools import create_tool
-from toolwire.ui import UIMessageStream, aui_message_chunks, ui_message_chunks
+from toolwire.ui import UIMessageStream, agent_chunks, aui_message_chunks, ui_message_chunks
 
 
 def chunks(events: list[Any], **settings: Any) -> list[dict[str, Any]]:
@@ -304,18 +310,59 @@ class TestTools:
             "reason": "No",
         }
 
-    def test_background_tools_report_their_task(self) -> None:
-        """A tool declared with `background` gets running, then done."""
-        tool = create_tool(id="crawl", description="d", background=True, execute=lambda value: "ok")
+    def test_a_background_call_s_output_is_its_acknowledgement_and_its_task_a_data_part(self) -> None:
+        """`data-background-task` keyed by the call: running, running with progress, then how it ended."""
+        acknowledgement = {"status": "running", "taskId": "task_1", "message": "Started in the background."}
         found = chunks(
             [
                 ToolInputAvailable(tool_call_id="c1", tool_name="crawl", input={}),
-                ToolOutputError(tool_call_id="c1", error_text="boom"),
+                ToolOutputAvailable(tool_call_id="c1", output=acknowledgement),
+                BackgroundTaskStarted(task_id="task_1", tool_call_id="c1", tool_name="crawl"),
+                BackgroundTaskProgress(task_id="task_1", tool_call_id="c1", tool_name="crawl", data={"pages": 2}),
+                BackgroundTaskFinished(
+                    task_id="task_1", tool_call_id="c1", tool_name="crawl", status="completed", output={"pages": 5}
+                ),
             ],
-            tools={"crawl": tool},
         )
-        tasks = [c["data"]["status"] for c in found if c["type"] == "data-background-task"]
-        assert tasks == ["running", "failed"]
+        task = {"toolCallId": "c1", "toolName": "crawl", "taskId": "task_1"}
+        assert found[3:7] == [
+            {"type": "tool-output-available", "toolCallId": "c1", "output": acknowledgement},
+            {"type": "data-background-task", "id": "c1", "data": {**task, "status": "running"}},
+            {
+                "type": "data-background-task",
+                "id": "c1",
+                "data": {**task, "status": "running", "progress": {"pages": 2}},
+            },
+            {
+                "type": "data-background-task",
+                "id": "c1",
+                "data": {**task, "status": "completed", "output": {"pages": 5}},
+            },
+        ]
+
+    @pytest.mark.parametrize("status", ["failed", "timed-out", "cancelled", "lost"])
+    def test_a_background_task_that_did_not_complete_carries_its_error_text(self, status: Any) -> None:
+        """Every way a task can fail is its own status, with the text the display may show."""
+        found = chunks(
+            [BackgroundTaskFinished(task_id="t", tool_call_id="c1", tool_name="crawl", status=status, error_text="no")]
+        )
+        assert found[1] == {
+            "type": "data-background-task",
+            "id": "c1",
+            "data": {"toolCallId": "c1", "toolName": "crawl", "taskId": "t", "status": status, "errorText": "no"},
+        }
+
+    def test_a_served_agent_run_answers_its_background_call_in_the_same_message(self) -> None:
+        """`agent_chunks` waits for the task: the model call reading its result comes after its end."""
+        crawl = create_tool(id="crawl", description="d", background=True, execute=lambda value: {"pages": 5})
+        script = [[call("c1", "crawl", "{}"), StepFinished("tool-calls")], answer("Started."), answer("Five pages.")]
+        agent = Agent(api=ScriptedAdapter(script, by_turn=True), client=SCRIPTED_CLIENT, model="m", tools=[crawl])
+        found = list(agent_chunks(agent, "Crawl"))
+        tasks = [i for i, c in enumerate(found) if c["type"] == "data-background-task"]
+        assert [found[i]["data"]["status"] for i in tasks] == ["running", "completed"]
+        assert tasks[-1] < max(i for i, kind in enumerate(types(found)) if kind == "start-step")
+        assert types(found).count("start") == 1
+        assert types(found)[-1] == "finish"
 
 
 class TestSuspensions:

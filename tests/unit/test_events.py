@@ -9,6 +9,9 @@ import pytest
 from toolwire.events import (
     EVENT_CLASSES,
     Abort,
+    BackgroundTaskFinished,
+    BackgroundTaskProgress,
+    BackgroundTaskStarted,
     Error,
     Event,
     Finish,
@@ -167,6 +170,46 @@ CASES: list[tuple[Event, dict[str, Any]]] = [
         },
     ),
     (Error(error_text="overloaded"), {"type": "error", "errorText": "overloaded"}),
+    (
+        BackgroundTaskStarted(task_id="task_1", tool_call_id="c1", tool_name="research"),
+        {"type": "background-task-started", "taskId": "task_1", "toolCallId": "c1", "toolName": "research"},
+    ),
+    (
+        BackgroundTaskProgress(task_id="task_1", tool_call_id="c1", tool_name="research", data={"done": 3}),
+        {
+            "type": "background-task-progress",
+            "taskId": "task_1",
+            "toolCallId": "c1",
+            "toolName": "research",
+            "data": {"done": 3},
+        },
+    ),
+    (
+        BackgroundTaskFinished(
+            task_id="task_1", tool_call_id="c1", tool_name="research", status="completed", output={"pages": 3}
+        ),
+        {
+            "type": "background-task-finished",
+            "taskId": "task_1",
+            "toolCallId": "c1",
+            "toolName": "research",
+            "status": "completed",
+            "output": {"pages": 3},
+        },
+    ),
+    (
+        BackgroundTaskFinished(
+            task_id="task_2", tool_call_id="c2", tool_name="research", status="timed-out", error_text="too slow"
+        ),
+        {
+            "type": "background-task-finished",
+            "taskId": "task_2",
+            "toolCallId": "c2",
+            "toolName": "research",
+            "status": "timed-out",
+            "errorText": "too slow",
+        },
+    ),
 ]
 
 
@@ -242,7 +285,8 @@ class TestRefusals:
     @pytest.mark.parametrize("kind", ["tool-call", None, 3])
     def test_an_unknown_type_lists_the_known_ones(self, kind: Any) -> None:
         """A typo in `type` is reported with every valid type."""
-        with pytest.raises(ValueError, match=rf"^unknown event type {kind!r}; known: \['abort', 'error', 'finish'"):
+        known = r"\['abort', 'background-task-finished', 'background-task-progress', 'background-task-started', 'error'"
+        with pytest.raises(ValueError, match=rf"^unknown event type {kind!r}; known: {known}"):
             from_dict({"type": kind})
 
     def test_a_field_of_another_event_is_refused(self) -> None:

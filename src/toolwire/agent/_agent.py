@@ -13,6 +13,8 @@ continues without asking the model first. `abort=` (or `agent.abort()`) stops a 
 ready for a new prompt. `switch(api=..., client=..., model=...)` changes provider mid-conversation;
 `Agent(..., messages=history)` starts from a saved one; `export_state()` / `import_state()` move it
 between processes. Degradations (tools, history, switches) are reported once, on `result().warnings`.
+Background tools (`background=...`) run as tasks of `agent.background`; their results come in a
+later turn (`until_idle=True`: in the same run).
 """
 
 from __future__ import annotations
@@ -35,9 +37,10 @@ from toolwire.messages import (
     user,
 )
 from toolwire.registry import get_adapter
-from toolwire.runtime import AbortSignal, ExecutionSettings, RunState, Toolbox
+from toolwire.runtime import AbortSignal, BackgroundTasks, ExecutionSettings, RunState, Toolbox
 from toolwire.tools import Tool
 
+from ._followups import Followups
 from ._loop import StepLoop
 from ._pauses import Pauses
 from ._state import AgentResult, Conversation, open_turn
@@ -56,6 +59,8 @@ class Agent(StepLoop):
 
     toolbox_class: ClassVar[type[Toolbox]] = Toolbox
     """The toolbox the agent runs calls with (a durable engine may substitute one)."""
+    background_class: ClassVar[type[BackgroundTasks]] = BackgroundTasks
+    """The runner of background calls (in-process; a durable engine substitutes its own)."""
 
     def __init__(
         self,
@@ -73,6 +78,7 @@ class Agent(StepLoop):
         settings: ExecutionSettings | None = None,
         stream: bool = True,
         max_concurrency: int = 8,
+        max_background_tasks: int = 4,
         thread_id: str | None = None,
         resource_id: str | None = None,
         state: Mapping[str, Any] | None = None,
@@ -81,7 +87,8 @@ class Agent(StepLoop):
 
         Raises:
             ArgumentError: a value of the wrong kind: `api`, `client` (None, or another SDK's),
-                `model`, `messages`, `instructions` beside a system message, `max_steps`, `state`.
+                `model`, `messages`, `instructions` beside a system message, `max_steps`, `state`,
+                `max_background_tasks`.
             AdapterNotFound: an unknown api name.
         """
         self.adapter = _adapter(api)
@@ -99,6 +106,8 @@ class Agent(StepLoop):
         self._conversation = Conversation(messages=[], transcript=[], run=self.run_state)
         self._outbox: list[Event] = []
         self._pauses: Pauses
+        self.background = self.background_class(max_concurrency=max_background_tasks)
+        """Background calls (`.running`, `.cancel(task_id)`); at most `max_background_tasks` run at once."""
         self.toolbox = self.toolbox_class(
             tools,
             max_concurrency=max_concurrency,
@@ -108,10 +117,12 @@ class Agent(StepLoop):
             on_event=self._outbox.append,
             on_record=lambda record: self._pauses.on_record(record),
             run=self.run_state,
+            background=self.background,
         )
         self.tools = self.toolbox.tools
         self._transcript = Transcript(self._conversation, self.tools)
         self._pauses = Pauses(self._conversation, self.toolbox, self._transcript, self._outbox)
+        self._followups = Followups(self._conversation, self._transcript, self.background)
         self._encoded_tools = None
         self._call_tools = {}
         self._active = None
@@ -120,31 +131,36 @@ class Agent(StepLoop):
 
     # -- running ---------------------------------------------------------------------------------
 
-    def run(self, prompt: Prompt = None, *, abort: AbortSignal | None = None) -> AgentResult:
+    def run(self, prompt: Prompt = None, *, abort: AbortSignal | None = None, until_idle: bool = False) -> AgentResult:
         """Run until the model stops calling tools, calls wait, or the run is aborted (sync client).
 
         `prompt=None` continues a paused (or loaded) conversation without a new message.
+        `until_idle=True` also waits for running background tasks, answering each in a follow-up turn.
 
         Raises:
             ConfigurationError: an async client (use `arun`), or a run already in progress.
             ArgumentError: a prompt while calls wait, or none and nothing to continue.
         """
-        for _ in self.stream(prompt, abort=abort):
+        for _ in self.stream(prompt, abort=abort, until_idle=until_idle):
             pass
         return self.result()
 
-    async def arun(self, prompt: Prompt = None, *, abort: AbortSignal | None = None) -> AgentResult:
+    async def arun(
+        self, prompt: Prompt = None, *, abort: AbortSignal | None = None, until_idle: bool = False
+    ) -> AgentResult:
         """`run` with the SDK's async client; cancelling the task aborts the run.
 
         Raises:
             ConfigurationError: a sync client (use `run`), or a run already in progress.
             ArgumentError: a prompt while calls wait, or none and nothing to continue.
         """
-        async for _ in self.astream(prompt, abort=abort):
+        async for _ in self.astream(prompt, abort=abort, until_idle=until_idle):
             pass
         return self.result()
 
-    def stream(self, prompt: Prompt = None, *, abort: AbortSignal | None = None) -> Iterator[Event]:
+    def stream(
+        self, prompt: Prompt = None, *, abort: AbortSignal | None = None, until_idle: bool = False
+    ) -> Iterator[Event]:
         """Unified events of every step, tool events included (display transforms applied).
 
         Closing the iterator early aborts the run.
@@ -154,9 +170,11 @@ class Agent(StepLoop):
             ArgumentError: a prompt while calls wait, or none and nothing to continue.
         """
         self.check_mode("stream", asynchronous=False)
-        return self._sync_steps(self._prompt(prompt), abort)
+        return self._sync_steps(self._prompt(prompt), abort, until_idle)
 
-    def astream(self, prompt: Prompt = None, *, abort: AbortSignal | None = None) -> AsyncIterator[Event]:
+    def astream(
+        self, prompt: Prompt = None, *, abort: AbortSignal | None = None, until_idle: bool = False
+    ) -> AsyncIterator[Event]:
         """`stream` with the SDK's async client; cancelling the task or closing the iterator aborts the run.
 
         Raises:
@@ -164,7 +182,7 @@ class Agent(StepLoop):
             ArgumentError: a prompt while calls wait, or none and nothing to continue.
         """
         self.check_mode("astream", asynchronous=True)
-        return self._async_steps(self._prompt(prompt), abort)
+        return self._async_steps(self._prompt(prompt), abort, until_idle)
 
     def abort(self, reason: str | None = None) -> bool:
         """Abort the run in progress (from any thread or task); False when none runs."""
@@ -301,16 +319,19 @@ class Agent(StepLoop):
     # -- persistence -------------------------------------------------------------------------------
 
     def export_state(self) -> dict[str, Any]:
-        """JSON state: conversation, transcript, waiting calls, run state, warnings."""
+        """JSON state: conversation, transcript, waiting calls, run state, warnings, background tasks."""
         return {
             **self._conversation.to_dict(),
             "api": self.adapter.api,
             "model": self.model,
             "toolbox": self.toolbox.export_state(),
+            "background": self.background.export_state(),
         }
 
     def import_state(self, state: Mapping[str, Any]) -> None:
         """Restore `export_state` output into this agent (same tools; its own client).
+
+        Background tasks that were still running end as `lost` (their process is not this one's).
 
         Raises:
             ArgumentError: `state` is not a mapping, or holds messages that cannot be read.
@@ -319,6 +340,7 @@ class Agent(StepLoop):
             raise ArgumentError("state", "a dict from export_state()", state)
         self._conversation.load(state)
         self.toolbox.import_state(state.get("toolbox", {}))
+        self.background.import_state(state.get("background", {}), self.tools)
 
     def result(self) -> AgentResult:
         """Where the conversation stands now."""
@@ -338,6 +360,7 @@ class Agent(StepLoop):
             awaiting_outputs=awaiting,
             aborted=self._aborted,
             warnings=list(conversation.warnings),
+            background_tasks=self.background.running,
         )
 
     def _prompt(self, prompt: Prompt) -> Message | None:

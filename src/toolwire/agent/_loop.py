@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import warnings
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Coroutine, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Coroutine, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
@@ -29,7 +28,6 @@ from toolwire.events import (
     Event,
     Finish,
     FinishStep,
-    StartStep,
     ToolInputAvailable,
     ToolInputDelta,
     ToolInputError,
@@ -38,19 +36,17 @@ from toolwire.events import (
 from toolwire.exceptions import ConfigurationError
 from toolwire.messages import Message, assistant_message
 from toolwire.results import ToolCall, ToolResult
-from toolwire.runtime import AbortSignal, Toolbox, display_stream_event
-from toolwire.runtime.abort import SHARED_EXECUTOR, Interrupted, await_interruptible
+from toolwire.runtime import AbortSignal, BackgroundTasks, Toolbox, display_stream_event
+from toolwire.runtime.abort import SHARED_EXECUTOR
 from toolwire.tools import Tool
 
+from ._aborting import RunAborted, abortable, close_source, close_source_async
+from ._followups import Delivery, Followups, FollowupSteps
 from ._pauses import Pauses
 from ._state import Conversation, Turn, add_usage
 from ._transcript import Transcript
 
 T = TypeVar("T")
-
-
-class _RunAborted(Exception):
-    """Internal: the run's signal fired while the loop awaited the model."""
 
 
 @dataclass(slots=True)
@@ -62,13 +58,15 @@ class Run:
     events: list[Event] = field(default_factory=list)
     """Raw events of the model call in flight (kept so an abort can record what was said)."""
     in_model: bool = False
+    delivery: Delivery = field(default_factory=Delivery)
+    """Background results: whether to wait for running tasks, where this run's prompt is."""
 
     def stopped(self) -> bool:
         """Whether the run was aborted (a call, so checks are never narrowed away: another thread may abort)."""
         return self.signal.aborted
 
 
-class StepLoop:
+class StepLoop(FollowupSteps):
     """The loop behind `Agent.run/stream/arun/astream`; `Agent` adds the public API around it."""
 
     adapter: Adapter
@@ -80,6 +78,8 @@ class StepLoop:
     stream_responses: bool
     max_steps: int
     toolbox: Toolbox
+    background: BackgroundTasks
+    _followups: Followups
     _client_mode: ClientMode
     _conversation: Conversation
     _pauses: Pauses
@@ -115,7 +115,7 @@ class StepLoop:
     def call_model(self, request: dict[str, Any], signal: AbortSignal) -> Iterator[Event]:
         """One model call with the sync client: its unified events (stream hooks fired)."""
         source = self.adapter.invoke(self.client, request, stream=self.stream_responses)
-        remove = signal.add_listener(lambda _reason: _close(source))
+        remove = signal.add_listener(lambda _reason: close_source(source))
         finished = False
         try:
             yield from self.adapter.normalize(
@@ -125,7 +125,7 @@ class StepLoop:
         finally:
             remove()
             if signal.aborted or not finished:  # aborted, or the consumer stopped reading
-                _close(source)
+                close_source(source)
 
     async def acall_model(self, request: dict[str, Any], signal: AbortSignal) -> AsyncIterator[Event]:
         """One model call with the async client: its unified events (stream hooks fired)."""
@@ -139,19 +139,19 @@ class StepLoop:
             finished = True
         finally:
             if signal.aborted or not finished:  # aborted, cancelled, or the consumer stopped reading
-                await _aclose(source)
+                await close_source_async(source)
 
     # -- sync ----------------------------------------------------------------------------------------
 
-    def _sync_steps(self, prompt: Message | None, abort: AbortSignal | None) -> Iterator[Event]:
-        run = self._enter(prompt, abort)
+    def _sync_steps(self, prompt: Message | None, abort: AbortSignal | None, until_idle: bool) -> Iterator[Event]:
+        run = self._enter(prompt, abort, until_idle, detached=True)
         try:
             yield from self._drain()
             settled = self._pauses_settled_sync(run)
             yield from self._drain()
-            while settled and not run.stopped() and self._conversation.steps < self.max_steps:
+            while settled and not run.stopped() and self._next_turn_sync(run):
                 self._conversation.steps += 1
-                yield StartStep()
+                yield from self._step_start()
                 request = self.build_model_request()
                 run.events, run.in_model = [], True
                 for event in self.call_model(request, run.signal):
@@ -164,16 +164,11 @@ class StepLoop:
                 if run.stopped():
                     break
                 run.in_model = False
-                if not self._after_response(run.events):
+                if not self._after_response(run.events) and not (yield from self._idle_sync(run)):
                     break
                 settled = self._pauses_settled_sync(run)
                 yield from self._drain()
-            if run.stopped():
-                self._abort_bookkeeping(run)
-                yield from self._drain()
-                yield Abort(reason=run.signal.reason)
-            elif settled:
-                yield Finish(finish_reason=self._conversation.finish, usage=self._conversation.usage)
+            yield from self._ending(run, settled)
         except GeneratorExit:
             self._closed_by_consumer(run)
             raise
@@ -202,33 +197,34 @@ class StepLoop:
 
     # -- async ---------------------------------------------------------------------------------------
 
-    async def _async_steps(self, prompt: Message | None, abort: AbortSignal | None) -> AsyncIterator[Event]:
-        run = self._enter(prompt, abort)
+    async def _async_steps(
+        self, prompt: Message | None, abort: AbortSignal | None, until_idle: bool
+    ) -> AsyncIterator[Event]:
+        run = self._enter(prompt, abort, until_idle)
         try:
             for event in self._drain():
                 yield event
             settled = await self._pauses_settled(run)
             for event in self._drain():
                 yield event
-            while settled and not run.stopped() and self._conversation.steps < self.max_steps:
+            while settled and not run.stopped() and await self._next_turn(run):
                 self._conversation.steps += 1
-                yield StartStep()
+                for event in self._step_start():
+                    yield event
                 async for shown in self._async_model_step(run):
                     yield shown
                 if run.stopped():
                     break
                 if not self._after_response(run.events):
-                    break
+                    async for event in self._idle(run):
+                        yield event
+                    if not run.delivery.follow_up:
+                        break
                 settled = await self._pauses_settled(run)
                 for event in self._drain():
                     yield event
-            if run.stopped():
-                self._abort_bookkeeping(run)
-                for event in self._drain():
-                    yield event
-                yield Abort(reason=run.signal.reason)
-            elif settled:
-                yield Finish(finish_reason=self._conversation.finish, usage=self._conversation.usage)
+            for event in self._ending(run, settled):
+                yield event
         except asyncio.CancelledError:
             run.signal.abort(run.signal.reason or "cancelled")
             self._abort_bookkeeping(run)
@@ -246,10 +242,10 @@ class StepLoop:
         try:
             while True:
                 try:
-                    event = await _abortable(events.__anext__(), run.signal)
+                    event = await abortable(events.__anext__(), run.signal)
                 except StopAsyncIteration:
                     break
-                except _RunAborted:
+                except RunAborted:
                     return
                 run.events.append(event)
                 shown = self._shown(event)
@@ -267,16 +263,21 @@ class StepLoop:
 
     # -- shared steps --------------------------------------------------------------------------------
 
-    def _enter(self, prompt: Message | None, abort: AbortSignal | None) -> Run:
+    def _enter(
+        self, prompt: Message | None, abort: AbortSignal | None, until_idle: bool = False, detached: bool = False
+    ) -> Run:
         if self._active is not None:
             raise ConfigurationError("the agent is already running: one run at a time (abort it with agent.abort())")
         signal = AbortSignal()
         run = Run(signal=signal, unlink=abort.add_listener(signal.abort) if abort is not None else None)
+        run.delivery.until_idle = until_idle
+        self.background.detached = detached  # a sync run's loop ends with it: its tasks start elsewhere
         self._active = run
         self._aborted = False
         if prompt is not None:
+            run.delivery.prompt_at = len(self._conversation.messages)
             self._conversation.messages.append(prompt)
-            self._transcript.message(prompt)
+            run.delivery.prompt_entry = self._transcript.message(prompt)
             self._conversation.steps = 0
         return run
 
@@ -288,6 +289,16 @@ class StepLoop:
             run.unlink()
         if self._active is run:
             self._active = None
+
+    def _ending(self, run: Run, settled: bool) -> Iterator[Event]:
+        """The run's last events: `abort` after the bookkeeping of an abort, `finish` when nothing waits."""
+        if run.stopped():
+            self._abort_bookkeeping(run)
+        yield from self._drain()
+        if run.stopped():
+            yield Abort(reason=run.signal.reason)
+        elif settled:
+            yield Finish(finish_reason=self._conversation.finish, usage=self._conversation.usage)
 
     def _closed_by_consumer(self, run: Run) -> None:
         """The consumer stopped iterating: abort, settle the books, and drop events nobody will read."""
@@ -357,6 +368,8 @@ class StepLoop:
         return True
 
     def _drain(self) -> Iterator[Event]:
+        if self.background.active:
+            self._outbox.extend(self.background.take_events())
         while self._outbox:
             yield self._outbox.pop(0)
 
@@ -370,31 +383,3 @@ class StepLoop:
         for degradation in new:
             warnings.warn(CompatibilityWarning(degradation), stacklevel=4)
         return new
-
-
-async def _abortable(awaitable: Awaitable[T], signal: AbortSignal) -> T:
-    """Await in this task, cancelled when `signal` fires (then `_RunAborted`); a cancelled caller propagates."""
-    try:
-        return await await_interruptible(awaitable, signal)
-    except Interrupted:
-        raise _RunAborted from None
-
-
-def _close(source: Any) -> None:
-    """Close a provider stream (SDK streams and generators have `close()`); failures do not matter now."""
-    close = getattr(source, "close", None)
-    if callable(close) and not inspect.iscoroutinefunction(close):
-        with contextlib.suppress(Exception):
-            close()
-
-
-async def _aclose(source: Any) -> None:
-    """Close an async provider stream (`aclose()` or an async `close()`)."""
-    for name in ("aclose", "close"):
-        method = getattr(source, name, None)
-        if callable(method):
-            with contextlib.suppress(Exception):
-                result = method()
-                if inspect.isawaitable(result):
-                    await result
-            return

@@ -18,6 +18,7 @@ from toolwire.results import ToolCall, ToolResult
 from toolwire.runtime import (
     AbortSignal,
     ApprovalRequest,
+    BackgroundStarted,
     Finished,
     Record,
     ResumeRefused,
@@ -46,7 +47,7 @@ class Pauses:
         turn = self._conversation.turn
         if turn is None or not turn.owns(record.tool_call_id):
             return
-        if isinstance(record, Finished):
+        if isinstance(record, Finished | BackgroundStarted):
             if record.tool_call_id in turn.results:
                 return
             turn.results[record.tool_call_id] = record.result

@@ -16,7 +16,7 @@ from toolwire.compat import Degradation
 from toolwire.events import FINISH_REASONS, FinishReason, Usage
 from toolwire.messages import AssistantMessage, Message, ToolMessage, message_to_dict, parse_messages
 from toolwire.results import ToolCall, ToolResult
-from toolwire.runtime import ApprovalRequest, RunState, Suspension
+from toolwire.runtime import ApprovalRequest, BackgroundTask, RunState, Suspension
 
 STATE_VERSION = 1
 
@@ -45,6 +45,8 @@ class AgentResult:
     """True when the run was aborted; its unfinished calls were answered as aborted."""
     warnings: list[Degradation] = field(default_factory=list)
     """Every degradation the conversation met (tools, history, provider switches), each once."""
+    background_tasks: list[BackgroundTask] = field(default_factory=list)
+    """Background calls still running; their results come before the next model call once they end."""
 
 
 @dataclass(slots=True)

@@ -10,7 +10,10 @@ results is noted as it happens, in the AI SDK's vocabulary where it has a word f
 - the turn's tool entry collects, in time order, `tool-approval-response`, `tool-suspended`
   (`payload`), `tool-resumed` (`resumeData`, only through a `resume` transform) and
   `tool-result` parts (`output`: the `output` transform's value, or the model-facing output
-  without one; errors as `{"type": "error-text", "value": ...}` through the `error` transform).
+  without one; errors as `{"type": "error-text", "value": ...}` through the `error` transform;
+  a background call's acknowledgement carries its `taskId`);
+- a background task's result is a user entry with one `background-task-result` part (`taskId`,
+  `status`, and `output` as for a `tool-result`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,17 @@ from typing import Any, assert_never
 
 from toolwire.messages import Message, message_to_dict
 from toolwire.results import ToolResult, output_text
-from toolwire.runtime import ApprovalAnswered, ApprovalAsked, Finished, Record, Resumed, ResumeInvalid, Suspended
+from toolwire.runtime import (
+    ApprovalAnswered,
+    ApprovalAsked,
+    BackgroundStarted,
+    BackgroundTask,
+    Finished,
+    Record,
+    Resumed,
+    ResumeInvalid,
+    Suspended,
+)
 from toolwire.runtime.display import jsonable
 from toolwire.runtime.transforms import (
     shown_approval,
@@ -88,8 +101,24 @@ class Transcript:
                 return  # the call stays suspended; the refused data is not part of the conversation
             case Finished(result=result):
                 self._tool_part(turn, self._result_part(result))
+            case BackgroundStarted(task_id=task_id, result=result):
+                part = _call_part("tool-result", call_id, result.tool_name, output=result.output, taskId=task_id)
+                self._tool_part(turn, part)
             case _:
                 assert_never(record)
+
+    def background_result(self, task: BackgroundTask, at: int | None = None) -> None:
+        """Note the result of an ended background task (inserted at `at`, or appended)."""
+        if task.result is None:
+            return
+        part = {**self._result_part(task.result), "type": "background-task-result"}
+        part.update(taskId=task.task_id, status=task.status)
+        entry = {"role": "user", "content": [part]}
+        entries = self._conversation.transcript
+        if at is None:
+            entries.append(entry)
+        else:
+            entries.insert(at, entry)
 
     def _result_part(self, result: ToolResult) -> dict[str, Any]:
         tool = self._tools.get(result.tool_name)

@@ -9,7 +9,7 @@ JSON, so a pause survives a restart with the same guarantees.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,7 +74,8 @@ def new_request(call: ToolCall) -> ApprovalRequest:
 class Approvals:
     """Pending requests by id, decisions not yet acted on, and spent ids."""
 
-    def __init__(self) -> None:
+    def __init__(self, new_id: Callable[[], str] = new_approval_id) -> None:
+        self._new_id = new_id
         self.pending: dict[str, ApprovalRequest] = {}
         self.decisions: dict[str, Decision] = {}
         self._by_call: dict[str, str] = {}
@@ -85,7 +86,7 @@ class Approvals:
         known = self._by_call.get(call.tool_call_id)
         if known is not None and known in self.pending:
             return self.pending[known], False
-        request = new_request(call)
+        request = ApprovalRequest(approval_id=self._new_id(), call=call)
         self.pending[request.approval_id] = request
         self._by_call[call.tool_call_id] = request.approval_id
         return request, True

@@ -130,6 +130,8 @@ class ToolContext:
     """Agent-specific context (call id, messages, thread and resource ids, `suspend`) when an agent runs the tool."""
     workflow: WorkflowContext | None = None
     """The run state (`state`, `set_state`, `suspend`) when the host keeps one (an agent always does)."""
+    background: Any = None
+    """A `BackgroundContext` (task id, attempt, `progress(data)`) when the call runs as a background task."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Free-form values for hosts that run tools (code mode, targets)."""
 

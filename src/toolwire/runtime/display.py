@@ -29,7 +29,16 @@ from toolwire.events import (
 from toolwire.results import output_text
 from toolwire.tools import Tool
 
-from .records import ApprovalAnswered, ApprovalAsked, Finished, Record, Resumed, ResumeInvalid, Suspended
+from .records import (
+    ApprovalAnswered,
+    ApprovalAsked,
+    BackgroundStarted,
+    Finished,
+    Record,
+    Resumed,
+    ResumeInvalid,
+    Suspended,
+)
 from .transforms import (
     INPUT_PHASES,
     shown_approval,
@@ -69,6 +78,8 @@ def display_event(tool: Tool | None, record: Record) -> Event:
                 return ToolOutputError(tool_call_id=call_id, error_text=text)
             shown = jsonable(shown_output(tool, "display", result.raw, call_id))
             return ToolOutputAvailable(tool_call_id=call_id, output=shown)
+        case BackgroundStarted(result=result):
+            return ToolOutputAvailable(tool_call_id=call_id, output=jsonable(result.raw))
         case _:
             assert_never(record)
 

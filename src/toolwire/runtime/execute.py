@@ -65,6 +65,7 @@ class RunOptions(TypedDict, total=False):
     context_extra: Mapping[str, Any] | None
     mcp: Any
     run: RunState | None
+    background: Any
 
 
 _R = TypeVar("_R", bound="ToolResult | Suspension | ApprovalRequest")
@@ -101,6 +102,7 @@ async def execute_tool(
     mcp: Any = None,
     approved: bool = False,
     run: RunState | None = None,
+    background: Any = None,
 ) -> Outcome | ApprovalRequest:
     """Run one call and return its result, or a `Suspension` when the tool called `suspend()`.
 
@@ -111,7 +113,8 @@ async def execute_tool(
     A tool with `require_approval` runs only with `approved=True` (the caller asked the user);
     otherwise the call comes back as an `ApprovalRequest` and nothing runs (a call whose input
     is invalid gets its error result at once: nobody is asked to approve what cannot run).
-    `run` gives the tool `context.agent` and `context.workflow` (the shared run state).
+    `run` gives the tool `context.agent` and `context.workflow` (the shared run state);
+    `background` is the `context.background` of a call running as a background task.
 
     Raises:
         ArgumentError: `call` is not a call or its dict form, or `tool` is not a Tool.
@@ -121,7 +124,9 @@ async def execute_tool(
         raise ArgumentError("tool", "a toolwire Tool (create_tool(...) or @tool)", tool)
     if tool.require_approval and not approved:
         return input_problem(tool, checked) or new_request(checked)
-    options = _Options(request_context, abort, messages, settings or ExecutionSettings(), context_extra, mcp, run)
+    options = _Options(
+        request_context, abort, messages, settings or ExecutionSettings(), context_extra, mcp, run, background
+    )
     return await _run(tool, checked, options, None)
 
 
@@ -222,6 +227,7 @@ class _Options:
     context_extra: Mapping[str, Any] | None
     mcp: Any
     run: RunState | None = None
+    background: Any = None
 
 
 async def _run(tool: Tool, call: ToolCall, options: _Options, resumed: _Resume | None) -> Outcome:
@@ -268,6 +274,7 @@ async def _run_with_signal(
         mcp=options.mcp,
         agent=_agent_context(call, options),
         workflow=WorkflowContext(options.run) if options.run is not None else None,
+        background=options.background,
         extra=dict(options.context_extra or {}),
     )
     aborted_early = _aborted_before_run(tool, call, signal)

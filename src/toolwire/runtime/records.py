@@ -85,4 +85,22 @@ class Finished:
         return self.result.tool_call_id
 
 
-Record: TypeAlias = ApprovalAsked | ApprovalAnswered | Suspended | Resumed | ResumeInvalid | Finished
+@dataclass(frozen=True, slots=True)
+class BackgroundStarted:
+    """A call now runs as a background task; `result` is the acknowledgement the model reads at once.
+
+    `result.raw` is `{"status": "running", "taskId", "message"}`, not the tool's output: no
+    `output` transform applies to it.
+    """
+
+    task_id: str
+    result: ToolResult
+
+    @property
+    def tool_call_id(self) -> str:
+        return self.result.tool_call_id
+
+
+Record: TypeAlias = (
+    ApprovalAsked | ApprovalAnswered | Suspended | Resumed | ResumeInvalid | Finished | BackgroundStarted
+)

@@ -9,12 +9,19 @@ and suspended calls export to JSON.
 Every step of a call is noted as a `Record` with its raw payloads: `on_record` receives them
 (an agent keeps its turn and transcript from them, whoever resumed the call), and `on_event`
 receives their UI events, computed through the tools' display transforms.
+
+With a `background` runner, a call to a tool with `background` enabled is started as a task and
+answered at once with an acknowledgement (`toolwire.runtime.background`); without one it runs
+like any other call (there is no later turn to report it in).
+
+Whatever runs a tool's own code — `execute`, a resumed `execute`, the checks of an output
+supplied from elsewhere — goes through `unit()`, the one place a durable engine wraps as a step.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from toolwire.adapter import tool_mapping
@@ -26,13 +33,26 @@ from toolwire.tools import Tool
 from ._checks import as_call, input_problem, resume_error_text, resume_problem
 from .abort import AbortSignal
 from .approvals import ApprovalRequest, Approvals, Decision, new_approval_id
+from .background import acknowledgement, runs_in_background
+from .background_tasks import BackgroundTasks
 from .display import display_event
 from .execute import ExecutionSettings, Outcome, execute_tool, refuse_running_loop, result_from_output, resume_tool
-from .records import ApprovalAnswered, ApprovalAsked, Finished, Record, Resumed, ResumeInvalid, Suspended
+from .records import (
+    ApprovalAnswered,
+    ApprovalAsked,
+    BackgroundStarted,
+    Finished,
+    Record,
+    Resumed,
+    ResumeInvalid,
+    Suspended,
+)
 from .run_state import RunState
 from .suspension import ResumeRefused, Suspension
 
 ApprovalMode = Literal["wait", "pause"]
+UnitKind = Literal["execute", "resume", "output"]
+"""What a unit of work runs: `execute`, a resumed `execute`, or the checks of a supplied output."""
 
 __all__ = ["ApprovalMode", "ApprovalRequest", "Toolbox"]
 
@@ -51,6 +71,7 @@ class Toolbox:
         on_event: Callable[[Event], Any] | None = None,
         on_record: Callable[[Record], Any] | None = None,
         run: RunState | None = None,
+        background: BackgroundTasks | None = None,
     ) -> None:
         self.tools = tool_mapping(tools) or {}
         self.request_context = request_context
@@ -62,8 +83,10 @@ class Toolbox:
         """Receives each record, with raw payloads (for the host's own views and bookkeeping)."""
         self.run_state = run
         """Given to every call as `context.agent` / `context.workflow`."""
+        self.background = background
+        """Runs calls to background tools as tasks; None: they run like any other call."""
         self.suspended: dict[str, Suspension] = {}
-        self._approvals = Approvals()
+        self._approvals = Approvals(new_id=self.new_approval_id)
         self._waiters: dict[str, asyncio.Future[Decision]] = {}
         self._max_concurrency = max_concurrency
         self._limit: asyncio.Semaphore | None = None
@@ -129,7 +152,19 @@ class Toolbox:
                 return self._approvals.request(call)[0]
             if not decision.approved:
                 return self._finished(tool, _denied(tool, call, decision.reason))
+        if self.background is not None and runs_in_background(tool):
+            return await self._launch(tool, call, messages)
         return await self.execute_call(tool, call, messages=messages, abort=abort)
+
+    async def _launch(self, tool: Tool, call: ToolCall, messages: Sequence[Any] | None) -> ToolResult:
+        assert self.background is not None
+        invalid = input_problem(tool, call)  # a call that cannot run is answered now, not in a later turn
+        if invalid is not None:
+            return self._finished(tool, invalid)
+        task = await self.background.launch(self, tool, call, messages=messages)
+        result = acknowledgement(tool, task)
+        self._note(tool, BackgroundStarted(task.task_id, result))
+        return result
 
     async def execute_call(
         self, tool: Tool, call: ToolCall, *, messages: Sequence[Any] | None = None, abort: AbortSignal | None = None
@@ -138,18 +173,32 @@ class Toolbox:
 
         A `ToolCall` in, a `ToolResult` or `Suspension` out (both have a JSON form).
         """
-        async with self._semaphore():
-            outcome = await execute_tool(
-                tool,
-                call,
-                request_context=self.request_context,
-                abort=abort,
-                messages=messages,
-                settings=self.settings,
-                approved=True,  # run_one asked
-                run=self.run_state,
-            )
-        return self._settled(tool, outcome)
+
+        async def work() -> Outcome:
+            async with self._semaphore():
+                outcome = await execute_tool(
+                    tool,
+                    call,
+                    request_context=self.request_context,
+                    abort=abort,
+                    messages=messages,
+                    settings=self.settings,
+                    approved=True,  # run_one asked
+                    run=self.run_state,
+                )
+            return outcome
+
+        return self._settled(tool, await self.unit("execute", tool, call.tool_call_id, work))
+
+    async def unit(
+        self, kind: UnitKind, tool: Tool, tool_call_id: str, work: Callable[[], Awaitable[Outcome]]
+    ) -> Outcome:
+        """Run one unit of a tool's own code; what it returns is noted by the caller (records, events).
+
+        The default just awaits `work`. A durable engine overrides this to run it as a step whose
+        outcome is recorded, so a restarted run gets the recorded outcome instead of running it again.
+        """
+        return await work()
 
     def _semaphore(self) -> asyncio.Semaphore:
         """The concurrency limit of the running loop (a semaphore is bound to one loop)."""
@@ -259,16 +308,20 @@ class Toolbox:
             output = {"type": "error-text", "value": text}
             return ToolResult(tool_call_id=tool_call_id, tool_name=tool.id, output=output, error=problem)
         self.suspended.pop(tool_call_id)
-        outcome = await resume_tool(
-            tool,
-            suspension,
-            resume_data,
-            request_context=self.request_context,
-            abort=abort,
-            messages=messages,
-            settings=self.settings,
-            run=self.run_state,
-        )
+
+        async def work() -> Outcome:
+            return await resume_tool(
+                tool,
+                suspension,
+                resume_data,
+                request_context=self.request_context,
+                abort=abort,
+                messages=messages,
+                settings=self.settings,
+                run=self.run_state,
+            )
+
+        outcome = await self.unit("resume", tool, tool_call_id, work)
         if isinstance(outcome, ToolResult) and isinstance(outcome.error, ResumeRefused):
             self.suspended.setdefault(tool_call_id, suspension)
             self._note(tool, ResumeInvalid(suspension, str(outcome.error)))
@@ -289,7 +342,13 @@ class Toolbox:
         tool = self.tools.get(call.tool_name)
         if tool is None:
             raise ResumeError(call.tool_call_id, f"tool call {call.tool_call_id!r} names no tool of this box")
-        return self._finished(tool, await result_from_output(tool, call, output, settings=self.settings))
+
+        async def work() -> Outcome:
+            return await result_from_output(tool, call, output, settings=self.settings)
+
+        result = await self.unit("output", tool, call.tool_call_id, work)
+        assert isinstance(result, ToolResult)
+        return self._finished(tool, result)
 
     def forget(self, tool_call_ids: set[str]) -> None:
         """Drop the parked approvals and suspensions of these calls (their turn was aborted)."""

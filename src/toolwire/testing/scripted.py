@@ -10,6 +10,10 @@ agent = Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[weather])
 Each model call takes the next script entry: a list of deltas (`toolwire.deltas`), or a
 `ScriptedStream`, which can stop at a point until released or closed (to test aborts). The
 requests the agent built are kept as JSON in `adapter.requests`.
+
+With `by_turn=True` a call takes the entry of its turn instead — the number of assistant
+messages in the history it was given — so the same conversation gets the same answers in any
+process, in any order (a durable run replayed after a restart asks again from where it was).
 """
 
 from __future__ import annotations
@@ -114,8 +118,9 @@ class ScriptedAdapter(Adapter):
         server_tools=True,
     )
 
-    def __init__(self, script: Sequence[Sequence[Delta] | ScriptedStream]) -> None:
+    def __init__(self, script: Sequence[Sequence[Delta] | ScriptedStream], *, by_turn: bool = False) -> None:
         self.script = list(script)
+        self.by_turn = by_turn
         self.requests: list[dict[str, Any]] = []
         self.streams: list[ScriptedStream] = []
         """Every response handed out, in order (to check which were closed)."""
@@ -163,10 +168,19 @@ class ScriptedAdapter(Adapter):
 
     def invoke(self, client: Any, request: Mapping[str, Any], *, stream: bool) -> Any:
         """The next scripted response (an `AssertionError` when the script is over)."""
-        self.requests.append(json.loads(json.dumps(request, default=str)))
-        if not self.script:
+        sent = json.loads(json.dumps(request, default=str))
+        self.requests.append(sent)
+        if self.by_turn:
+            turn = sum(1 for m in sent.get("messages", []) if m.get("role") == "assistant")
+            if turn >= len(self.script):
+                raise AssertionError(f"the script has no response for turn {turn}")
+            entry = self.script[turn]
+            if isinstance(entry, ScriptedStream):  # a stream is consumed once: a new one each call
+                entry = ScriptedStream(entry.deltas, hold_after=entry.hold_after)
+        elif not self.script:
             raise AssertionError(f"the script has no response for model call {len(self.requests)}")
-        entry = self.script.pop(0)
+        else:
+            entry = self.script.pop(0)
         response = entry if isinstance(entry, ScriptedStream) else ScriptedStream(entry)
         self.streams.append(response)
         return response

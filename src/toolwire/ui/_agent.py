@@ -198,12 +198,18 @@ class RunAgent:
     # -- running -----------------------------------------------------------------------------------
 
     def events(self, prompt: Any = None) -> Generator[Event, None, None]:
-        """The run's events (sync SDK client); no prompt continues the loaded conversation."""
-        return cast(Generator[Event, None, None], self.agent.stream(prompt, abort=self.signal))
+        """The run's events (sync SDK client); no prompt continues the loaded conversation.
+
+        The run waits for its background calls (`until_idle`) and answers them in the same
+        message: the next request builds a fresh agent, so a result coming later would be lost.
+        """
+        events = self.agent.stream(prompt, abort=self.signal, until_idle=True)
+        return cast(Generator[Event, None, None], events)
 
     def aevents(self, prompt: Any = None) -> AsyncGenerator[Event, None]:
-        """The run's events (async SDK client); no prompt continues the loaded conversation."""
-        return cast(AsyncGenerator[Event, None], self.agent.astream(prompt, abort=self.signal))
+        """The run's events (async SDK client); waits for background calls too (see `events`)."""
+        events = self.agent.astream(prompt, abort=self.signal, until_idle=True)
+        return cast(AsyncGenerator[Event, None], events)
 
     def abort(self, reason: str) -> None:
         """Stop the run: the provider stream closes, running tools see their abort signal."""

@@ -19,6 +19,9 @@ from typing import Any
 
 from toolwire.compat import Degradation
 from toolwire.events import (
+    BackgroundTaskFinished,
+    BackgroundTaskProgress,
+    BackgroundTaskStarted,
     ToolApprovalRequest,
     ToolApprovalResponse,
     ToolInputAvailable,
@@ -96,8 +99,6 @@ class ToolChunks:
                 out.append({"type": "tool-input-delta", "toolCallId": event.tool_call_id, "inputTextDelta": delta})
             return
         out.append(self._call_chunk(event))
-        if isinstance(event, ToolInputAvailable) and self._is_background(event.tool_name):
-            out.append(protocol.task_chunk(event.tool_call_id, event.tool_name, "running"))
 
     def _call_chunk(self, event: ToolInputStart | ToolInputAvailable | ToolInputError, earlier: bool = False) -> Chunk:
         """The chunk that gives the call its part in the current step (`earlier`: made in an earlier message)."""
@@ -148,9 +149,6 @@ class ToolChunks:
         out.append(chunk)
         if channel is not None:
             out.append(protocol.display_chunk(event.tool_call_id, *channel))
-        if self._is_background(name):
-            failed = isinstance(event, ToolOutputError)
-            out.append(protocol.task_chunk(event.tool_call_id, name, "failed" if failed else "done"))
 
     def _ensure_call(self, tool_call_id: str, out: list[Chunk], lost: Mapping[str, Any]) -> bool:
         """Whether the client has a part for the call, announcing one made in an earlier message first.
@@ -181,9 +179,20 @@ class ToolChunks:
         phase: TransformPhase = "error" if is_error else "output"
         return tool is None or tool.transform is None or tool.transform.display.get(phase) is None
 
-    def _is_background(self, tool_name: str) -> bool:
-        tool = self._tools.get(tool_name)
-        return tool is not None and tool.background is not None and tool.background.enabled
+    def _background_task(
+        self, event: BackgroundTaskStarted | BackgroundTaskProgress | BackgroundTaskFinished, out: list[Chunk]
+    ) -> None:
+        """The call's `data-background-task` part: running (with the latest progress), then how it ended."""
+        extra: dict[str, Any] = {}
+        if isinstance(event, BackgroundTaskProgress):
+            extra["progress"] = event.data
+        if isinstance(event, BackgroundTaskFinished):
+            if event.output is not None:
+                extra["output"] = event.output
+            if event.error_text is not None:
+                extra["errorText"] = event.error_text
+        status = event.status if isinstance(event, BackgroundTaskFinished) else "running"
+        out.append(protocol.task_chunk(event.tool_call_id, event.tool_name, event.task_id, status, **extra))
 
     # -- waiting calls -----------------------------------------------------------------------------
 

@@ -21,8 +21,12 @@ else is sent. What the protocol has no chunk for travels in `data-<name>` parts 
   came when that was a later model response than its call (Anthropic's programmatic tool
   calling); the output itself is on the call's tool part. It shows nothing; reading the messages
   back puts the result where the run had it.
-- `data-background-task` (id: the call id): `{toolCallId, toolName, status}` for tools declared
-  with `background`, status `"running"` then `"done"` or `"failed"`.
+- `data-background-task` (id: the call id): `{toolCallId, toolName, taskId, status, progress?,
+  output?, errorText?}` for a call running as a background task (its tool part's output is the
+  acknowledgement the model read): status `"running"` (with the latest `progress` the tool
+  reported), then how the task ended: `"completed"` (with the display form of its `output`),
+  `"failed"`, `"timed-out"`, `"cancelled"` or `"lost"` (with `errorText`). A run served by
+  `UIChat` or `agent_chunks` waits for its background calls and answers them in the same message.
 
 Message metadata (`start`, `message-metadata`, `finish`; merged by the client):
 `{model?, api?, provider?}` at the start; after each step `{steps, usage}`; at the end
@@ -88,7 +92,7 @@ DISPLAY_DATA_PARTS: Final[frozenset[str]] = frozenset(
 
 SuspensionStatus = Literal["suspended", "resumed"]
 CardStatus = Literal["waiting", "answered"]
-TaskStatus = Literal["running", "done", "failed"]
+TaskStatus = Literal["running", "completed", "failed", "timed-out", "cancelled", "lost"]
 
 
 def data_chunk(kind: str, data: Mapping[str, Any], part_id: str | None = None) -> dict[str, Any]:
@@ -123,9 +127,9 @@ def warning_chunk(degradation: Degradation, extra: Mapping[str, Any] | None = No
     return data_chunk(WARNING, {**data, **(extra or {})})
 
 
-def task_chunk(tool_call_id: str, tool_name: str, status: TaskStatus) -> dict[str, Any]:
-    """A background tool's call state (`data-background-task`)."""
-    data = {"toolCallId": tool_call_id, "toolName": tool_name, "status": status}
+def task_chunk(tool_call_id: str, tool_name: str, task_id: str, status: TaskStatus, **extra: Any) -> dict[str, Any]:
+    """A background task's state (`data-background-task`), keyed by its call: each chunk replaces the last."""
+    data = {"toolCallId": tool_call_id, "toolName": tool_name, "taskId": task_id, "status": status, **extra}
     return data_chunk(BACKGROUND_TASK, data, tool_call_id)
 
 

@@ -18,6 +18,9 @@ from typing import Any, assert_never
 from toolwire.compat import Degradation
 from toolwire.events import (
     Abort,
+    BackgroundTaskFinished,
+    BackgroundTaskProgress,
+    BackgroundTaskStarted,
     Error,
     Event,
     Finish,
@@ -149,6 +152,8 @@ class UIMessageStream(ToolChunks):
                 self._approval(event, out)
             case ToolSuspended() | ToolResumed() | ToolResumeError():
                 self._suspension(event, out)
+            case BackgroundTaskStarted() | BackgroundTaskProgress() | BackgroundTaskFinished():
+                self._background_task(event, out)
             case FinishStep() | Finish():
                 self._finish(event, out)
             case Abort():
