@@ -19,6 +19,8 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "openai": ("the OpenAI SDK", "openai"),
     "anthropic": ("the Anthropic SDK", "anthropic"),
     "google": ("the Google Gen AI SDK", "gemini"),
+    "dbos": ("DBOS", "dbos"),
+    "sqlalchemy": ("DBOS", "dbos"),
 }
 """Top-level module -> (what to call it in a message, the toolwire extra that installs it)."""
 

@@ -65,8 +65,9 @@ class TestImports:
             (("openai",), "toolwire.get_adapter('openai-responses').sdk_client(api_key='k')", "openai"),
             (("anthropic",), "toolwire.get_adapter('anthropic').sdk_client(api_key='k')", "anthropic"),
             (("google", "google.genai"), "toolwire.get_adapter('gemini').sdk_client(api_key='k')", "gemini"),
+            (("dbos",), "from toolwire.durable import DurableAgent", "dbos"),
         ],
-        ids=["conformance", "suite", "capture", "targets", "mcp", "openai", "anthropic", "gemini"],
+        ids=["conformance", "suite", "capture", "targets", "mcp", "openai", "anthropic", "gemini", "durable"],
     )
     def test_an_import_raises_missing_extra_error_naming_the_extra(
         self, blocked: tuple[str, ...], statement: str, extra: str

@@ -15,7 +15,7 @@ import pytest
 import toolwire
 
 SDKS = ("openai", "anthropic", "google.genai", "mcp", "httpx2")
-EXTRAS = ("httpx", "yaml", "opentelemetry")
+EXTRAS = ("httpx", "yaml", "opentelemetry", "dbos", "sqlalchemy", "psycopg")
 HEAVY = ("jsonschema", "asyncio", "aiohttp", "rich", "vcr", "starlette", "uvicorn")
 """Costly imports only some paths need (jsonschema: dict schemas; asyncio: the runtime and agent)."""
 VALIDATION = ("pydantic", "pydantic_core")
@@ -75,6 +75,16 @@ class TestImports:
     def test_the_agent_and_runtime_load_no_provider_sdk(self) -> None:
         """Importing the agent (and with it the runtime and asyncio) leaves the SDKs to the caller's client."""
         assert _modules_after("from toolwire import Agent, Toolbox, execute_tool", SDKS + EXTRAS) == []
+
+    def test_the_core_never_loads_the_durable_engine(self) -> None:
+        """An agent with background tools runs in-process: neither `toolwire.durable` nor DBOS is imported."""
+        statement = (
+            "from toolwire import Agent, create_tool\n"
+            "from toolwire.testing.scripted import SCRIPTED_CLIENT, ScriptedAdapter, answer\n"
+            "tool = create_tool(id='w', description='W.', execute=lambda v: 'x', background=True)\n"
+            "Agent(api=ScriptedAdapter([answer('hi')]), client=SCRIPTED_CLIENT, model='m', tools=[tool]).run('go')"
+        )
+        assert _modules_after(statement, ("toolwire.durable", "dbos", "sqlalchemy")) == []
 
     def test_defining_running_a_tool_and_listing_adapters_stays_sdk_free(self) -> None:
         """The everyday core path needs no provider SDK (OpenTelemetry is used when installed)."""
