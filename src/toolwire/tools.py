@@ -11,12 +11,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Generic, Literal, Required, TypeAlias, TypedDict, cast, overload
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, Literal, Required, TypeAlias, TypedDict, overload
 
 from typing_extensions import TypeVar, Unpack
 
+from ._background_config import BackgroundConfig as BackgroundConfig
+from ._background_config import build_background as _build_background
 from ._callbacks import Callback
+from ._free_form import STRING_INPUT_KEY as STRING_INPUT_KEY
+from ._free_form import free_form_input as free_form_input
+from ._free_form import object_input as object_input
+from ._free_form import object_view as object_view
 from ._tool_checks import check_callable as _check_callable
 from ._tool_checks import check_examples as _check_examples
 from ._tool_checks import check_execute as _check_execute
@@ -60,30 +66,6 @@ OutcomeT = TypeVar(
 """What `execute_tool(tool, call)` can give back: `ToolResult` alone for a tool that neither suspends
 nor waits for approval; `| Suspension` when `execute` takes the context (it may call `suspend()`);
 `| ApprovalRequest` with `require_approval`. Unknown (a bare `Tool`): all three."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BackgroundConfig:
-    """Background execution: the model gets an acknowledgement at once, the result arrives in a later turn.
-
-    An agent runs such a call as a task (in-process, or on a durable engine's queue) and reports
-    it with `background-task-*` events; `toolwire.runtime.background` has the details.
-    """
-
-    enabled: bool = True
-    timeout: float | None = None
-    """Seconds one attempt may run before it is aborted and reported as timed out (None: no limit)."""
-    retries: int = 0
-    """Further attempts after a failure (an exception or a timeout); a `ToolError` is an answer, never retried."""
-    retry_delay: float = 1.0
-    """Seconds before the first retry, doubled before each next one."""
-    max_concurrency: int | None = None
-    """At most this many tasks of this tool run at once (later ones wait their turn); None: no limit of its own."""
-    acknowledgement: str | Callable[..., Any] | None = None
-    """What the model reads at once: a template with `{task_id}`, `{tool_name}`, `{tool_call_id}`, or a
-    callable receiving the `BackgroundTask` and returning text or a model output; None: a standard text."""
-    options: Mapping[str, Any] = field(default_factory=dict)
-    """Further settings kept for the host runtime."""
 
 
 @dataclass(frozen=True, eq=False, kw_only=True)
@@ -371,90 +353,3 @@ def create_tool(
 
 
 _EMPTY_OBJECT: Mapping[str, Any] = {"type": "object", "properties": {}}
-
-STRING_INPUT_KEY = "input"
-"""The one property wrapping a free-form (string) input where a provider needs an object:
-custom tool calls decoded as `{"input": text}`, and string-input tools sent to providers
-without free-form tools. Tools whose input schema is a string get the text itself."""
-
-
-def object_view(tool: Tool) -> Tool:
-    """A free-form tool as an object tool with one required string property `input` (cached).
-
-    For providers without free-form tools; `free_form_input` turns the call's object back into the text.
-    """
-    view = tool._wire_cache.get("object_view")
-    if view is None:
-        wrapper = {
-            "type": "object",
-            "properties": {STRING_INPUT_KEY: tool.input_schema.json_schema},
-            "required": [STRING_INPUT_KEY],
-            "additionalProperties": False,
-        }
-        view = tool._wire_cache["object_view"] = replace(
-            tool, input_schema=_compile(tool.id, "input_schema", wrapper), _wire_cache={}
-        )
-    return cast(Tool, view)
-
-
-def free_form_input(value: Any) -> Any:
-    """The text of a free-form call: `{"input": text}` (a custom call, a wrapped tool) unwrapped."""
-    if isinstance(value, Mapping) and len(value) == 1:  # pyright: ignore[reportUnknownArgumentType]
-        text = value.get(STRING_INPUT_KEY)  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
-        if isinstance(text, str):
-            return text
-    return value
-
-
-def object_input(value: Any) -> Any:
-    """A call's input for a provider that needs an object: free text wrapped as `{"input": text}`."""
-    return {STRING_INPUT_KEY: value} if isinstance(value, str) else value
-
-
-def _build_background(
-    tool_id: str, spec: bool | Mapping[str, Any] | BackgroundConfig | None
-) -> BackgroundConfig | None:
-    if spec is None or spec is False:
-        return None
-    if spec is True:
-        return BackgroundConfig()
-    if isinstance(spec, BackgroundConfig):
-        return spec
-    if not isinstance(spec, Mapping):
-        raise ToolDefinitionError(tool_id, "background", "must be true, false or a dict of settings")
-    options = dict(spec)
-    enabled = options.pop("enabled", True)
-    timeout = options.pop("timeout", None)
-    if not isinstance(enabled, bool) or not (timeout is None or _is_number(timeout)):
-        raise ToolDefinitionError(tool_id, "background", "`enabled` must be a bool and `timeout` a number of seconds")
-    retries = _pop_either(options, "retries", "retries", 0)
-    delay = _pop_either(options, "retry_delay", "retryDelay", 1.0)
-    limit = _pop_either(options, "max_concurrency", "maxConcurrency", None)
-    acknowledgement = options.pop("acknowledgement", None)
-    if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
-        raise ToolDefinitionError(tool_id, "background", "`retries` must be an int >= 0")
-    if not _is_number(delay) or delay < 0:
-        raise ToolDefinitionError(tool_id, "background", "`retry_delay` must be a number of seconds >= 0")
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
-        raise ToolDefinitionError(tool_id, "background", "`max_concurrency` must be an int >= 1 or None")
-    if acknowledgement is not None and not (isinstance(acknowledgement, str) or callable(acknowledgement)):
-        raise ToolDefinitionError(tool_id, "background", "`acknowledgement` must be a string template or a callable")
-    return BackgroundConfig(
-        enabled=enabled,
-        timeout=timeout,
-        retries=retries,
-        retry_delay=delay,
-        max_concurrency=limit,
-        acknowledgement=acknowledgement,
-        options=options,
-    )
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _pop_either(options: dict[str, Any], name: str, camel: str, default: Any) -> Any:
-    """A setting given in snake_case or in the seed's camelCase."""
-    value = options.pop(name, default)
-    return options.pop(camel, value)
