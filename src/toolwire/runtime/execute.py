@@ -14,12 +14,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict, TypeVar, overload
 
-import pydantic_core
 from typing_extensions import Unpack
 
 from toolwire._hooks import call_hook_async
 from toolwire.exceptions import ArgumentError, ToolError
-from toolwire.results import ModelOutput, ToolCall, ToolResult, default_output, normalize_output
+from toolwire.results import ToolCall, ToolResult
 from toolwire.schema import SchemaValidationError
 from toolwire.tools import Tool
 
@@ -32,16 +31,15 @@ from ._checks import (
 )
 from ._checks import validate_input as validate_input  # re-exported: code mode validates before asking approval
 from ._invoke import TimedOut, call_execute
+from ._outcomes import OutputValidation, finished_result, reported_error, suspension
 from .abort import AbortSignal
 from .approvals import ApprovalRequest, new_request
 from .context import ToolContext, mark_failed, tool_span
 from .run_state import AgentContext, RunState, WorkflowContext
 from .suspension import SuspendRequested, Suspension
-from .transforms import shown_suspend
 
 logger = logging.getLogger("toolwire")
 
-OutputValidation = Literal["error", "warn"]
 Outcome = ToolResult | Suspension
 
 
@@ -169,7 +167,9 @@ async def result_from_output(
 
     The output is checked like `execute`'s: `output_schema`, `on_output`, `to_model_output`.
     """
-    return await _finish(tool, as_call(call), output, AbortSignal(), settings or ExecutionSettings())
+    return await finished_result(
+        tool, as_call(call), output, AbortSignal(), (settings or ExecutionSettings()).output_validation
+    )
 
 
 @overload
@@ -295,9 +295,9 @@ async def _run_with_signal(
     try:
         raw = await call_execute(tool, validated, context, timeout)
     except SuspendRequested as suspended:
-        return _suspension(tool, call, suspended.payload)
+        return suspension(tool, call, suspended.payload)
     except ToolError as failure:
-        return _reported_error(tool, call, failure)
+        return reported_error(tool, call, failure)
     except TimedOut as exc:
         return error_result(call, f"Tool {tool.id!r} timed out after {timeout} seconds; try a smaller request.", exc)
     except asyncio.CancelledError as exc:
@@ -308,7 +308,7 @@ async def _run_with_signal(
     except Exception as exc:
         logger.info("tool %r raised", tool.id, exc_info=True)
         return error_result(call, f"Tool {tool.id!r} failed: {type(exc).__name__}: {exc}", exc)
-    return await _finish(tool, call, raw, signal, options.settings)
+    return await finished_result(tool, call, raw, signal, options.settings.output_validation)
 
 
 def _cancelled_from_outside() -> bool:
@@ -328,82 +328,7 @@ def _agent_context(call: ToolCall, options: _Options) -> AgentContext | None:
     )
 
 
-def _reported_error(tool: Tool, call: ToolCall, failure: ToolError) -> ToolResult:
-    """A `ToolError` is the tool's own wording for the model: sent as it is."""
-    try:
-        output = normalize_output(failure.output)
-    except ValueError as exc:
-        return error_result(call, f"Tool {tool.id!r} raised a ToolError with an invalid output: {exc}", failure)
-    return ToolResult(
-        tool_call_id=call.tool_call_id,
-        tool_name=tool.id,
-        output=output,
-        provider_metadata=call.provider_metadata,
-        error=failure,
-    )
-
-
 def _aborted_before_run(tool: Tool, call: ToolCall, signal: AbortSignal) -> ToolResult | None:
     if not signal.aborted:
         return None
     return error_result(call, f"Tool {tool.id!r} was aborted before it ran ({signal.reason or 'no reason given'}).")
-
-
-async def _finish(tool: Tool, call: ToolCall, raw: Any, signal: AbortSignal, settings: ExecutionSettings) -> ToolResult:
-    if tool.output_schema is not None:
-        try:
-            tool.output_schema.validate(raw)
-        except SchemaValidationError as exc:
-            if settings.output_validation == "error":
-                return error_result(
-                    call, f"Tool {tool.id!r} returned output that does not match its output schema: {exc}.", exc
-                )
-            logger.warning("tool %r output does not match its output schema: %s", tool.id, exc)
-    if tool.on_output is not None and not signal.aborted:
-        await call_hook_async(
-            tool.id,
-            "on_output",
-            tool.on_output,
-            output=raw,
-            tool_call_id=call.tool_call_id,
-            tool_name=tool.id,
-            abort_signal=signal,
-        )
-    try:
-        output = _model_output(tool, raw)
-    except Exception as exc:  # to_model_output is user code: any failure becomes an error result
-        return error_result(call, f"Tool {tool.id!r} produced output the model cannot be shown: {exc}", exc)
-    return ToolResult(
-        tool_call_id=call.tool_call_id,
-        tool_name=tool.id,
-        output=output,
-        raw=raw,
-        provider_metadata=call.provider_metadata,
-    )
-
-
-def _model_output(tool: Tool, raw: Any) -> ModelOutput:
-    if tool.to_model_output is not None:
-        return normalize_output(tool.to_model_output(raw))
-    if isinstance(raw, str):
-        return default_output(raw)
-    return default_output(pydantic_core.to_jsonable_python(raw))
-
-
-def _suspension(tool: Tool, call: ToolCall, payload: Any) -> Outcome:
-    if tool.suspend_schema is not None:
-        try:
-            payload = tool.suspend_schema.to_json(tool.suspend_schema.validate(payload))
-        except SchemaValidationError as exc:
-            return error_result(
-                call, f"Tool {tool.id!r} suspended with a payload that fails its suspend schema: {exc}.", exc
-            )
-    else:
-        payload = pydantic_core.to_jsonable_python(payload)
-    return Suspension(
-        tool_call_id=call.tool_call_id,
-        tool_name=tool.id,
-        input=pydantic_core.to_jsonable_python(call.input),
-        payload=payload,
-        display_payload=shown_suspend(tool, "display", payload, call.tool_call_id),
-    )
