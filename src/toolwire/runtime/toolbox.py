@@ -30,6 +30,7 @@ from toolwire.exceptions import ArgumentError, ResumeError, ToolError
 from toolwire.results import ToolCall, ToolResult, execution_denied
 from toolwire.tools import Tool
 
+from ._approval_waits import ApprovalWaits
 from ._checks import as_call, input_problem, resume_error_text, resume_problem
 from .abort import AbortSignal
 from .approvals import ApprovalRequest, Approvals, Decision, new_approval_id
@@ -87,7 +88,7 @@ class Toolbox:
         """Runs calls to background tools as tasks; None: they run like any other call."""
         self.suspended: dict[str, Suspension] = {}
         self._approvals = Approvals(new_id=self.new_approval_id)
-        self._waiters: dict[str, asyncio.Future[Decision]] = {}
+        self._waits = ApprovalWaits()
         self._max_concurrency = max_concurrency
         self._limit: asyncio.Semaphore | None = None
         self._limit_loop: asyncio.AbstractEventLoop | None = None
@@ -236,13 +237,8 @@ class Toolbox:
             self._note(tool, ApprovalAsked(request))
         if self.approvals == "pause":
             return None
-        waiter: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
-        self._waiters[request.approval_id] = waiter
-        try:
-            await waiter
-            return self._approvals.spend(request.approval_id)
-        finally:
-            self._waiters.pop(request.approval_id, None)
+        await self._waits.wait(request.approval_id)
+        return self._approvals.spend(request.approval_id)
 
     def approve(self, approval_id: str) -> None:
         """Approve a parked or waiting call (once).
@@ -263,15 +259,13 @@ class Toolbox:
     def _decide(self, approval_id: str, decision: Decision) -> None:
         request = self._approvals.decide(approval_id, decision)
         self._note(self.tools.get(request.call.tool_name), ApprovalAnswered(request, decision))
-        waiter = self._waiters.get(approval_id)
-        if waiter is not None:
-            waiter.get_loop().call_soon_threadsafe(_resolve, waiter, decision)
+        self._waits.wake(approval_id, decision)
 
     async def run_decided(
         self, *, messages: Sequence[Any] | None = None, abort: AbortSignal | None = None
     ) -> list[Outcome]:
         """Run (or deny) every parked call that has a decision; undecided ones stay parked."""
-        ready = [r.call for r in self._approvals.decided() if r.approval_id not in self._waiters]
+        ready = [r.call for r in self._approvals.decided() if r.approval_id not in self._waits]
         outcomes = await asyncio.gather(*(self.run_one(c, messages=messages, abort=abort) for c in ready))
         return [o for o in outcomes if not isinstance(o, ApprovalRequest)]
 
@@ -385,7 +379,7 @@ class Toolbox:
 
     def export_state(self) -> dict[str, Any]:
         """Parked approvals, their answers and suspended calls as JSON (resume after a restart)."""
-        state = self._approvals.export_state(exclude=set(self._waiters))
+        state = self._approvals.export_state(exclude=self._waits.ids())
         state["suspended"] = [s.to_dict() for s in self.suspended.values()]
         return state
 
@@ -404,8 +398,3 @@ class Toolbox:
 
 def _denied(tool: Tool, call: ToolCall, reason: str | None) -> ToolResult:
     return ToolResult(tool_call_id=call.tool_call_id, tool_name=tool.id, output=execution_denied(reason))
-
-
-def _resolve(waiter: asyncio.Future[Decision], decision: Decision) -> None:
-    if not waiter.done():
-        waiter.set_result(decision)
