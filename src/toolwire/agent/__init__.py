@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ._agent import Agent, Prompt
+from ._agent import Agent
+from ._arguments import Prompt
 from ._loop import Run, StepLoop
 from ._state import AgentResult
 

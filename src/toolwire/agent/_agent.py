@@ -31,23 +31,17 @@ from toolwire.messages import (
     Message,
     SystemMessage,
     TextPart,
-    ToolMessage,
-    UserMessage,
     parse_messages,
-    user,
 )
-from toolwire.registry import get_adapter
 from toolwire.runtime import AbortSignal, BackgroundTasks, ExecutionSettings, RunState, Toolbox
 from toolwire.tools import Tool
 
+from ._arguments import Prompt, adapter_for, model_name, prompt_message, starting_history
 from ._followups import Followups
 from ._loop import StepLoop
 from ._pauses import Pauses
 from ._state import AgentResult, Conversation, open_turn
 from ._transcript import Transcript
-
-Prompt = str | Message | Mapping[str, Any] | None
-_MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)
 
 
 class Agent(StepLoop):
@@ -91,10 +85,10 @@ class Agent(StepLoop):
                 `max_background_tasks`.
             AdapterNotFound: an unknown api name.
         """
-        self.adapter = _adapter(api)
+        self.adapter = adapter_for(api)
         self._client_mode = self.adapter.client_mode(client)
         self.client = client
-        self.model = _model(model)
+        self.model = model_name(model)
         if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
             raise ArgumentError("max_steps", "a positive int", max_steps)
         self.max_steps = max_steps
@@ -127,7 +121,7 @@ class Agent(StepLoop):
         self._call_tools = {}
         self._active = None
         self._aborted = False
-        self._replace_history(_history(instructions, messages))
+        self._replace_history(starting_history(instructions, messages))
 
     # -- running ---------------------------------------------------------------------------------
 
@@ -265,7 +259,7 @@ class Agent(StepLoop):
         """
         if self._active is not None:
             raise ConfigurationError("cannot switch provider while a run is in progress")
-        adapter = _adapter(api) if api is not None else self.adapter
+        adapter = adapter_for(api) if api is not None else self.adapter
         new_api = adapter.api != self.adapter.api
         chosen_client = client if client is not None else self.client
         mode = adapter.client_mode(chosen_client)
@@ -274,7 +268,7 @@ class Agent(StepLoop):
         options = dict(request_options) if request_options is not None else ({} if new_api else self.request_options)
         before = (self.adapter, self.client, self._client_mode, self.model, self.request_options, self._encoded_tools)
         self.adapter, self.client, self._client_mode = adapter, chosen_client, mode
-        self.model = _model(model) if model is not None else self.model
+        self.model = model_name(model) if model is not None else self.model
         self.request_options, self._encoded_tools = options, None
         found: list[Degradation] = []
         try:
@@ -366,46 +360,4 @@ class Agent(StepLoop):
     def _prompt(self, prompt: Prompt) -> Message | None:
         if self._active is not None:
             raise ConfigurationError("the agent is already running: one run at a time (abort it with agent.abort())")
-        conversation = self._conversation
-        if prompt is None:
-            if conversation.turn is None and not conversation.messages:
-                raise ArgumentError("prompt", "given to start a conversation (there is nothing to continue)", None)
-            return None
-        if conversation.turn is not None:
-            raise ArgumentError(
-                "prompt",
-                "None while the run is paused on tool calls",
-                detail="approve/deny/resume them (or supply their outputs), then call run() without a prompt",
-            )
-        if isinstance(prompt, str):
-            return user(prompt)
-        if isinstance(prompt, (*_MESSAGE_TYPES, Mapping)):
-            return parse_messages([prompt], "prompt")[0]
-        raise ArgumentError("prompt", "a string, a Message or a message dict", prompt)
-
-
-def _adapter(api: Any) -> Adapter:
-    if isinstance(api, Adapter):
-        return api
-    if isinstance(api, str):
-        return get_adapter(api)
-    raise ArgumentError("api", "an api name such as 'openai-chat', or an Adapter", api)
-
-
-def _model(model: Any) -> str:
-    if not isinstance(model, str) or not model.strip():
-        raise ArgumentError("model", "the model name, a non-empty string", model)
-    return model
-
-
-def _history(instructions: Any, messages: Sequence[Message | Mapping[str, Any]] | None) -> list[Message]:
-    history = parse_messages(messages, "messages") if messages is not None else []
-    if instructions is None or instructions == "":
-        return history
-    if not isinstance(instructions, str):
-        raise ArgumentError("instructions", "a string (the system prompt)", instructions)
-    if any(isinstance(m, SystemMessage) for m in history):
-        raise ArgumentError(
-            "instructions", "None when `messages` has a system message", detail="give the system prompt once"
-        )
-    return [SystemMessage(content=instructions), *history]
+        return prompt_message(prompt, self._conversation)
