@@ -1,18 +1,9 @@
-"""Tool results and conversation history as Gemini `contents`, the way google-genai sends them.
+"""Conversation history as Gemini `contents`, the way google-genai sends it.
 
-Part-level keys are camelCase (`functionCall`, `functionResponse`, `inlineData`, `fileData`,
-`thoughtSignature`, `executableCode`, `toolCall`); the objects inside are the SDK's field names
-(`inline_data`, `mime_type`, `file_uri`, `display_name`, `tool_type`) and bytes are URL-safe
-base64, as google/genai/models.py `_Part_to_mldev` puts them on the body.
-
-Results: one `user` content per turn, one `functionResponse` per result. `response` is
-`{"output": ...}` for text and JSON, `{"error": ...}` for errors and denials (the convention the
-`FunctionResponse.response` docstring states). A JSON value holding a `$ref` key is sent as JSON
-text: Gemini resolves `$ref` in responses against the response parts' display names.
-Images, PDFs and plain text files go in `functionResponse.parts` (Gemini 3); other files, and
-all media when `function_response_parts=False` (Gemini 2.x), go as sibling parts after the
-responses, with a note in the response saying where. The call `id` is echoed unless toolwire
-made it up (`gemini-call-...`).
+Part-level keys are camelCase (`functionCall`, `functionResponse`, `thoughtSignature`,
+`executableCode`, `toolCall`); the objects inside are the SDK's field names (`tool_type`) and
+bytes are URL-safe base64, as google/genai/models.py `_Part_to_mldev` puts them on the body.
+Tool results are encoded by `_results`, images and files by `_media`.
 
 History: system messages become `systemInstruction`; assistant turns are `model` contents with
 text, thought parts and calls carrying their `thoughtSignature` on the exact part they came on;
@@ -25,13 +16,11 @@ signature (https://ai.google.dev/gemini-api/docs/thought-signatures#faqs) so Gem
 from __future__ import annotations
 
 import json
-import mimetypes
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
 import pydantic_core
 
-from toolwire.exceptions import ConfigurationError
 from toolwire.messages import (
     AssistantMessage,
     Message,
@@ -43,172 +32,16 @@ from toolwire.messages import (
     to_messages,
 )
 from toolwire.names import GEMINI_NAMES, wire_name
-from toolwire.results import ContentPart, ToolCall, ToolResult, normalize_output, output_text
+from toolwire.results import ToolCall, ToolResult, output_text
 from toolwire.tools import object_input
 
-from ._wire import CODE_EXECUTION, GENERATED_ID_PREFIX, request_base64
-
-
-class Note(Protocol):
-    """Records one degradation."""
-
-    def __call__(self, feature: str, action: str, tool_id: str | None = None) -> None: ...
-
-
-NESTED_MEDIA = frozenset({"image/png", "image/jpeg", "image/webp", "application/pdf", "text/plain"})
-"""MIME types Gemini 3 takes inside `functionResponse.parts` (ai.google.dev function-calling docs)."""
+from ._media import PART_KEY, custom_part, media_object
+from ._results import function_responses
+from ._wire import CODE_EXECUTION, GENERATED_ID_PREFIX, Note, request_base64
 
 SKIP_SIGNATURE = "skip_thought_signature_validator"
 SERVER_TOOLS = frozenset({"google_search_web", "google_search_image", "url_context", "google_maps", "file_search"})
 """Gemini server-side tools (google/genai/types.py `ToolType`), as the decoder names their calls."""
-
-_FILES_HOST = "https://generativelanguage.googleapis.com/"
-_FILES_API = _FILES_HOST + "v1beta/"
-
-
-def function_responses(results: Sequence[ToolResult], note: Note, *, nested_media: bool) -> list[dict[str, Any]]:
-    """The parts of one results turn: every `functionResponse`, then any sibling media parts."""
-    responses: list[dict[str, Any]] = []
-    siblings: list[dict[str, Any]] = []
-    for result in results:
-        responses.append(_function_response(result, note, nested_media, siblings))
-    return responses + siblings
-
-
-def _function_response(
-    result: ToolResult, note: Note, nested_media: bool, siblings: list[dict[str, Any]]
-) -> dict[str, Any]:
-    where = f"gemini: the result of call {result.tool_call_id!r} (tool {result.tool_name!r})"
-    try:
-        output = normalize_output(result.output)
-    except ValueError as exc:
-        raise ConfigurationError(f"{where} is not a model output: {exc}") from None
-
-    def tool_note(feature: str, action: str, tool_id: str | None = None) -> None:
-        note(feature, action, tool_id or result.tool_name)
-
-    body: dict[str, Any] = {}
-    if result.tool_call_id and not result.tool_call_id.startswith(GENERATED_ID_PREFIX):
-        body["id"] = result.tool_call_id
-    body["name"] = wire_name(result.tool_name, GEMINI_NAMES)
-    kind = output["type"]
-    if kind == "text":
-        body["response"] = {"output": output["value"]}
-    elif kind in ("json", "error-json"):
-        body["response"] = {"output" if kind == "json" else "error": _json_value(output["value"], tool_note)}
-    elif kind == "error-text":
-        body["response"] = {"error": output["value"]}
-    elif kind == "execution-denied":
-        body["response"] = {"error": output_text(output)}
-    else:
-        _content(output["value"], body, tool_note, nested_media, siblings, where)
-    return {"functionResponse": body}
-
-
-def _json_value(value: Any, note: Note) -> Any:
-    if _has_ref(value):
-        note(
-            "tool_result.json_ref",
-            "a JSON result holding `$ref` keys was sent as JSON text: Gemini resolves `$ref` in function "
-            "responses against the response parts",
-        )
-        return json.dumps(value, ensure_ascii=False)
-    return value
-
-
-def _has_ref(value: Any) -> bool:
-    if isinstance(value, dict):
-        return "$ref" in value or any(_has_ref(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_has_ref(v) for v in value)
-    return False
-
-
-def _content(
-    parts: list[ContentPart],
-    body: dict[str, Any],
-    note: Note,
-    nested_media: bool,
-    siblings: list[dict[str, Any]],
-    where: str,
-) -> None:
-    texts: list[str] = []
-    nested: list[dict[str, Any]] = []
-    for position, part in enumerate(parts):
-        kind = part["type"]
-        if kind == "text":
-            texts.append(part["text"])
-            continue
-        if kind == "custom":
-            custom = _custom(part, note, "tool_result.custom")
-            if custom is not None:
-                nested.append(custom)
-            continue
-        media = media_object(part, note, "tool_result", f"{where}: content part {position} ({kind})")
-        mime = media[1].get("mime_type")
-        if nested_media and (mime in NESTED_MEDIA or (mime is None and media[0] == "file_data")):
-            nested.append({media[0]: media[1]})
-            continue
-        siblings.append({_PART_KEY[media[0]]: media[1]})
-        label = media[1].get("display_name") or mime or "file"
-        texts.append(f"[attachment {len(siblings)} ({label}) follows the function responses]")
-        if nested_media:
-            note(
-                "tool_result.media_type",
-                f"Gemini takes only {', '.join(sorted(NESTED_MEDIA))} inside functionResponse.parts: "
-                f"{mime} was sent as a part after the function responses",
-            )
-        else:
-            note(
-                "tool_result.media",
-                "function_response_parts=False: images and files were sent as parts after the function responses",
-            )
-    body["response"] = {"output": "\n".join(texts)} if texts else {}
-    if nested:
-        body["parts"] = nested
-
-
-_PART_KEY = {"inline_data": "inlineData", "file_data": "fileData"}
-
-
-def media_object(part: ContentPart, note: Note, feature: str, where: str) -> tuple[str, dict[str, Any]]:
-    """`("inline_data" | "file_data", object)` for an image or file content part.
-
-    Raises:
-        ConfigurationError: inline data that is not base64 (the message says `where`).
-    """
-    kind = part["type"]
-    media_type = part.get("mediaType")
-    if kind in ("image-data", "file-data"):
-        blob: dict[str, Any] = {"mime_type": media_type, "data": request_base64(part["data"], f"{where} `data`")}
-        if part.get("filename") and feature == "tool_result":
-            blob["display_name"] = part["filename"]
-        return "inline_data", blob
-    if kind in ("file-id", "image-file-id"):
-        uri = part["fileId"] if "://" in part["fileId"] else _FILES_API + part["fileId"].removeprefix("/")
-    else:
-        uri = part["url"]
-        if not uri.startswith(("gs://", _FILES_HOST)):
-            note(
-                f"{feature}.url",
-                "a URL that is neither gs:// nor a Files API URI was sent as file_data: the Gemini Developer API "
-                "fetches only public http(s) URLs on recent models; upload the file or send its data if it fails",
-            )
-    data: dict[str, Any] = {"file_uri": uri}
-    guessed = media_type or (None if uri.startswith(_FILES_HOST) else mimetypes.guess_type(uri)[0])
-    if guessed:
-        data["mime_type"] = guessed
-    elif kind in ("image-url", "file-url"):
-        note(f"{feature}.mime_type", "a file URL without a media type and no file extension was sent without mime_type")
-    return "file_data", data
-
-
-def _custom(part: ContentPart, note: Note, feature: str) -> dict[str, Any] | None:
-    options = part["providerOptions"].get("google")
-    if isinstance(options, Mapping):
-        return dict(options)
-    note(feature, "a custom part without `google` provider options was dropped")
-    return None
 
 
 class HistoryEncoder:
@@ -265,13 +98,13 @@ class HistoryEncoder:
             if isinstance(part, TextPart):
                 parts.append({"text": part.text})
             elif part.part["type"] == "custom":
-                custom = _custom(part.part, self._note, "user.custom")
+                custom = custom_part(part.part, self._note, "user.custom")
                 if custom is not None:
                     parts.append(custom)
             else:
                 where = f"gemini: message {index}, part {position} ({part.part['type']})"
                 key, media = media_object(part.part, self._note, "user", where)
-                parts.append({_PART_KEY[key]: media})
+                parts.append({PART_KEY[key]: media})
         return parts
 
     def _model_parts(self, message: AssistantMessage) -> tuple[list[dict[str, Any]], list[ToolCall]]:

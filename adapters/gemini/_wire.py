@@ -1,4 +1,4 @@
-"""Wire facts shared by the Gemini encoders and the decoder: request base64, call ids and names.
+"""Wire facts shared by the Gemini encoders and the decoder: request base64, call ids and names, degradation notes.
 
 Bytes fields (`thoughtSignature`, `inline_data.data`) are standard base64 in responses; google-genai
 puts them on the request body URL-safe (pydantic `ser_json_bytes='base64'`, google/genai/_common.py),
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from typing import Protocol
 
 from toolwire.exceptions import ConfigurationError
 
@@ -34,3 +35,9 @@ def request_base64(data: str, where: str) -> str:
     except (binascii.Error, ValueError) as exc:
         raise ConfigurationError(f"{where} is not base64 ({exc})") from None
     return base64.urlsafe_b64encode(raw).decode("ascii")
+
+
+class Note(Protocol):
+    """Records one degradation."""
+
+    def __call__(self, feature: str, action: str, tool_id: str | None = None) -> None: ...

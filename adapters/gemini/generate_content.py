@@ -38,10 +38,12 @@ from toolwire.tool_choice import ToolChoice
 from toolwire.tools import Tool
 
 from ._decode import GeminiDecoder
-from ._history import HistoryEncoder, Note, function_responses
+from ._history import HistoryEncoder
 from ._openapi_schema import openapi_schema_for_gemini
+from ._results import function_responses
 from ._schema import SchemaNotes, json_schema_for_gemini
 from ._tools import MAX_DECLARATIONS, function_calling_config, schema_constrained
+from ._wire import Note
 
 SchemaFormat = Literal["json", "openapi"]
 _FILLED = {
