@@ -27,7 +27,8 @@ from toolwire.exceptions import SchemaError
 from toolwire.schema import resolve_ref
 
 from ._rules import RULES
-from ._schema import SchemaNotes, const_type, describe
+from ._schema import SchemaNotes, describe
+from ._schema_shapes import any_value, for_type, is_null, is_ref, json_type
 
 _RENAMED = {
     "description": "description",
@@ -55,16 +56,6 @@ _FORMATS = {
     "STRING": frozenset({"enum", "date-time"}),
     "INTEGER": frozenset({"int32", "int64", "enum"}),
     "NUMBER": frozenset({"float", "double", "enum"}),
-}
-_TYPE_KEYS: dict[str, frozenset[str]] = {
-    "string": frozenset({"description", "enum", "format", "maxLength", "minLength", "pattern", "const"}),
-    "number": frozenset({"description", "enum", "format", "maximum", "minimum", "const"}),
-    "integer": frozenset({"description", "enum", "format", "maximum", "minimum", "const"}),
-    "boolean": frozenset({"description", "const"}),
-    "array": frozenset({"description", "items", "prefixItems", "maxItems", "minItems"}),
-    "object": frozenset(
-        {"description", "properties", "required", "additionalProperties", "maxProperties", "minProperties"}
-    ),
 }
 
 
@@ -139,14 +130,14 @@ class _OpenApiWalker:
                 "(toolwire still checks exclusivity)",
             )
         siblings = {k: v for k, v in node.items() if k not in ("anyOf", "oneOf")}
-        real = [b for b in branches if not _is_null(self._resolve(b, b["$ref"], where, refs) if _is_ref(b) else b)]
+        real = [b for b in branches if not is_null(self._resolve(b, b["$ref"], where, refs) if is_ref(b) else b)]
         nullable = len(real) < len(branches)
-        if len(real) == 1 and _is_ref(real[0]) and len(real[0]) == 1 and set(siblings) <= _PLAIN_SIBLINGS:
+        if len(real) == 1 and is_ref(real[0]) and len(real[0]) == 1 and set(siblings) <= _PLAIN_SIBLINGS:
             converted = self._definition(real[0]["$ref"], where, refs)
             for name, value in siblings.items():
                 if value is not None and name in _RENAMED:
                     converted[_RENAMED[name]] = value
-        elif len(real) == 1 and _is_ref(real[0]):
+        elif len(real) == 1 and is_ref(real[0]):
             ref = real[0]["$ref"]
             converted = self.node({**self._resolve(real[0], ref, where, refs), **siblings}, where, (*refs, ref))
         elif len(real) == 1:
@@ -176,7 +167,7 @@ class _OpenApiWalker:
             converted = self._plain({**node, "type": "null"}, where, refs)
         else:
             converted = {
-                "any_of": [self._plain(_for_type(node, str(k)), f"{where}.type[{i}]", refs) for i, k in enumerate(real)]
+                "any_of": [self._plain(for_type(node, str(k)), f"{where}.type[{i}]", refs) for i, k in enumerate(real)]
             }
         if nullable:
             converted["nullable"] = True
@@ -185,7 +176,7 @@ class _OpenApiWalker:
     def _plain(self, node: Mapping[str, Any], where: str, refs: tuple[str, ...]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         extras: list[tuple[str, Any]] = []
-        kind = _json_type(node)
+        kind = json_type(node)
         if kind is None:
             return self._untyped(where, node)
         if kind == "null":
@@ -277,7 +268,7 @@ class _OpenApiWalker:
                 f"dropped at {{where}} for the Gemini API: {rule.cite()} (toolwire still validates it; "
                 "schema_format='json' keeps it)",
             )
-        elif isinstance(extra, bool) or _any_value(extra):
+        elif isinstance(extra, bool) or any_value(extra):
             out["additional_properties"] = extra if isinstance(extra, bool) else True
         elif isinstance(extra, dict):
             out["additional_properties"] = self.node(extra, f"{where}.additionalProperties", refs)
@@ -304,7 +295,7 @@ class _OpenApiWalker:
     def _merge_all_of(self, node: Mapping[str, Any], where: str, refs: tuple[str, ...]) -> dict[str, Any]:
         merged: dict[str, Any] = {k: v for k, v in node.items() if k != "allOf"}
         for branch in node["allOf"]:
-            part = self._resolve(branch, branch["$ref"], where, refs) if _is_ref(branch) else branch
+            part = self._resolve(branch, branch["$ref"], where, refs) if is_ref(branch) else branch
             if not isinstance(part, dict):
                 continue
             for key, value in part.items():
@@ -356,55 +347,10 @@ class _OpenApiWalker:
         return describe(description, extras) if extras else description if isinstance(description, str) else None
 
 
-def _any_value(node: Any) -> bool:
-    """A schema without a type-bearing keyword (`{}`, a description only): any value, as `true` says."""
-    return isinstance(node, dict) and _json_type(node) is None and not _TYPED.intersection(node)
-
-
-_TYPED = frozenset({"anyOf", "oneOf", "allOf", "$ref", "not", "if"})
-
-
-def _is_ref(node: Any) -> bool:
-    return isinstance(node, dict) and isinstance(node.get("$ref"), str)
-
-
-def _is_null(node: Any) -> bool:
-    return isinstance(node, dict) and (node.get("type") == "null" or ("const" in node and node["const"] is None))
-
-
 def _with_description(branch: Any, description: str | None) -> Any:
     if isinstance(branch, dict) and description is not None and "description" not in branch:
         return {**branch, "description": description}
     return branch
-
-
-def _for_type(node: Mapping[str, Any], kind: str) -> dict[str, Any]:
-    keys = _TYPE_KEYS.get(kind, frozenset({"description"}))
-    return {"type": kind, **{k: v for k, v in node.items() if k in keys}}
-
-
-def _json_type(node: Mapping[str, Any]) -> str | None:
-    kind = node.get("type")
-    if isinstance(kind, str):
-        return kind
-    if "properties" in node or "additionalProperties" in node or "required" in node:
-        return "object"
-    if "items" in node or "prefixItems" in node:
-        return "array"
-    values = node["enum"] if isinstance(node.get("enum"), list) else [node["const"]] if "const" in node else None
-    if values:
-        kinds = {const_type(v) for v in values if v is not None}
-        if not kinds:
-            return "null"
-        if kinds == {"integer", "number"}:
-            return "number"
-        if len(kinds) == 1:
-            return kinds.pop()
-    if "pattern" in node or "minLength" in node or "maxLength" in node:
-        return "string"
-    if "minimum" in node or "maximum" in node:
-        return "number"
-    return None
 
 
 def _number_text(value: int | float) -> str:
