@@ -18,8 +18,9 @@ from toolwire.schema import deep_copy_json
 from toolwire.tool_choice import ToolChoice
 from toolwire.tools import Tool
 
+from ._root_combinators import without_root_combinators
 from ._rules import RULES
-from ._schema import JsonSchema, StrictSchema, strict_schema, without_root_combinators
+from ._schema import JsonSchema, StrictSchema, strict_schema
 
 Degrade = Callable[[str, str, str | None], None]
 """Records one degradation: `(feature, action, tool_id)`."""
