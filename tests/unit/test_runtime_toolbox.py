@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from toolwire.events import (
 from toolwire.exceptions import ApprovalError
 from toolwire.results import ToolCall, ToolResult
 from toolwire.runtime import ApprovalRequest, Suspension, Toolbox, ToolContext
+from toolwire.runtime import approvals as approvals_module
 
 ECHO = create_tool(id="echo", description="Echo.", execute=lambda value: value)
 DELETE = create_tool(id="delete", description="Delete a file.", require_approval=True, execute=lambda value: "deleted")
@@ -129,13 +131,28 @@ class TestApprovalsPause:
             "call": {"type": "tool-call", "toolCallId": "c1", "toolName": "delete", "input": {"path": "a.txt"}},
         }
 
-    async def test_approval_ids_are_unguessable_and_not_derived_from_the_call(self) -> None:
-        """Two calls get unrelated random ids; neither contains the call id."""
-        box = Toolbox([DELETE])
-        await box.run([_call("c1", "delete"), _call("c2", "delete")])
-        ids = list(box.pending_approvals)
-        assert len(set(ids)) == 2
-        assert all(i.startswith("approval_") and len(i) >= 30 and "c1" not in i and "c2" not in i for i in ids)
+    async def test_approval_ids_are_unguessable_and_not_derived_from_the_call(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Ids are 128 bits from `secrets` in the URL-safe alphabet, fresh for the same call, never built from it."""
+        drawn: list[int] = []
+        real_token = approvals_module.secrets.token_urlsafe
+
+        def recording_token(nbytes: int) -> str:
+            drawn.append(nbytes)
+            return real_token(nbytes)
+
+        monkeypatch.setattr(approvals_module.secrets, "token_urlsafe", recording_token)
+        # The call ids hold ':' and '.', outside the id alphabet: they cannot appear in an id by chance.
+        calls = [_call("call:alpha.delete", "delete"), _call("call:beta.delete", "delete")]
+        first, second = Toolbox([DELETE]), Toolbox([DELETE])
+        await first.run(calls)
+        await second.run(calls)
+        ids = [*first.pending_approvals, *second.pending_approvals]
+        assert drawn == [16, 16, 16, 16]
+        assert len(set(ids)) == 4  # the same call in another box gets another id: not a function of the call
+        assert all(re.fullmatch(r"approval_[A-Za-z0-9_-]{22}", i) for i in ids), ids
+        assert not any(c["toolCallId"] in i for c in calls for i in ids)
 
     async def test_approve_then_run_decided_runs_the_call(self) -> None:
         """An approved call runs and leaves the parked list."""
