@@ -225,12 +225,23 @@ class _PartBuilder:
     metadata: ProviderMetadata | None = None
 
 
-def assistant_message(events: Iterable[Event]) -> AssistantMessage:
+UNKNOWN_TOOL_NAME = "unknown"
+"""The tool name of a provider-executed result whose call is neither in its response nor in the history given."""
+
+
+def assistant_message(events: Iterable[Event], history: Sequence[Message | Mapping[str, Any]] = ()) -> AssistantMessage:
     """The assistant message a response's events describe (text, reasoning, calls, provider results).
 
     Calls whose input failed keep their raw input, so the next request can show the model
-    its mistake next to the error result.
+    its mistake next to the error result. A provider-executed result is named after its call:
+    the one in the same response, else the latest with its id in `history` (the conversation
+    before this response: a result may come a response after its call, as after Anthropic's
+    `pause_turn`), else `UNKNOWN_TOOL_NAME`.
+
+    Raises:
+        ArgumentError: `history` is not a list of messages (objects or dicts).
     """
+    earlier = _EarlierCalls(history)
     order: list[Any] = []
     open_parts: dict[str, _PartBuilder] = {}
     for event in events:
@@ -260,7 +271,7 @@ def assistant_message(events: Iterable[Event]) -> AssistantMessage:
                 )
             )
         elif isinstance(event, (ToolOutputAvailable, ToolOutputError)) and event.provider_executed:
-            order.append(_provider_result(event, order))
+            order.append(_provider_result(event, order, earlier))
     content: list[TextPart | ReasoningPart | ToolCall | ToolResult] = []
     for item in order:
         if isinstance(item, _PartBuilder):
@@ -274,10 +285,12 @@ def assistant_message(events: Iterable[Event]) -> AssistantMessage:
     return AssistantMessage(content=tuple(content))
 
 
-def _provider_result(event: ToolOutputAvailable | ToolOutputError, order: list[Any]) -> ToolResult:
-    name = next(
-        (c.tool_name for c in order if isinstance(c, ToolCall) and c.tool_call_id == event.tool_call_id), "unknown"
-    )
+def _provider_result(
+    event: ToolOutputAvailable | ToolOutputError, order: list[Any], earlier: _EarlierCalls
+) -> ToolResult:
+    name = next((c.tool_name for c in order if isinstance(c, ToolCall) and c.tool_call_id == event.tool_call_id), None)
+    if name is None:
+        name = earlier.name(event.tool_call_id)
     if isinstance(event, ToolOutputError):
         output: dict[str, Any] = {"type": "error-text", "value": event.error_text}
     else:
@@ -285,3 +298,22 @@ def _provider_result(event: ToolOutputAvailable | ToolOutputError, order: list[A
     return ToolResult(
         tool_call_id=event.tool_call_id, tool_name=name, output=output, provider_metadata=event.provider_metadata
     )
+
+
+class _EarlierCalls:
+    """The tool names of the calls in earlier assistant messages, read only if a result needs one."""
+
+    def __init__(self, history: Sequence[Message | Mapping[str, Any]]) -> None:
+        self._messages = parse_messages(history, "history")
+        self._names: dict[str, str] | None = None
+
+    def name(self, tool_call_id: str) -> str:
+        if self._names is None:
+            self._names = {
+                part.tool_call_id: part.tool_name
+                for message in self._messages
+                if isinstance(message, AssistantMessage)
+                for part in message.content
+                if isinstance(part, ToolCall)
+            }
+        return self._names.get(tool_call_id, UNKNOWN_TOOL_NAME)

@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from toolwire import Agent, create_tool
-from toolwire.deltas import Delta, StepFinished, TextPiece, ToolCallComplete
+from toolwire.deltas import Delta, StepFinished, TextPiece, ToolCallComplete, ToolOutput
 from toolwire.messages import AssistantMessage, ToolMessage
+from toolwire.results import ToolResult
 from toolwire.testing.scripted import SCRIPTED_CLIENT, ScriptedAdapter
 from toolwire.tools import Tool
 
@@ -176,3 +177,24 @@ async def test_the_async_loop_runs_the_same_conversation() -> None:
     assert log == [{"city": "Paris"}]
     assert result.text == "18C"
     assert isinstance(result.messages[-1], AssistantMessage)
+
+
+def test_a_provider_result_arriving_a_response_after_its_call_is_named_after_that_call() -> None:
+    """The loop gives `assistant_message` the conversation, so a server tool's late result keeps its tool's name."""
+    server_call = ToolCallComplete(
+        key="s1", tool_call_id="s1", name="web_search", input={"q": "x"}, has_input=True, provider_executed=True
+    )
+    adapter = ScriptedAdapter(
+        [
+            [TextPiece("t", "Searching."), server_call, StepFinished("other")],
+            [ToolOutput(tool_call_id="s1", output={"hits": 1}), *_answer("Found it.")],
+        ]
+    )
+    agent = Agent(api=adapter, client=SCRIPTED_CLIENT, model="m")
+    agent.run("search")
+    agent.run()  # continue the turn the provider paused
+    last = agent.messages[-1]
+    assert isinstance(last, AssistantMessage)
+    assert last.content[0] == ToolResult(
+        tool_call_id="s1", tool_name="web_search", output={"type": "json", "value": {"hits": 1}}
+    )

@@ -33,7 +33,17 @@ from toolwire.events import (
     ToolOutputAvailable,
     ToolOutputError,
 )
-from toolwire.messages import MediaPart, assistant_message, message_to_dict, system, to_message, to_messages, user
+from toolwire.exceptions import ArgumentError
+from toolwire.messages import (
+    UNKNOWN_TOOL_NAME,
+    MediaPart,
+    assistant_message,
+    message_to_dict,
+    system,
+    to_message,
+    to_messages,
+    user,
+)
 from toolwire.results import image_data, text
 
 
@@ -240,3 +250,67 @@ class TestAssistantFromEvents:
     def test_a_part_without_deltas_is_left_out(self) -> None:
         """An empty text part adds nothing to the transcript."""
         assert assistant_message([TextStart(id="t"), TextEnd(id="t")]).content == ()
+
+
+def _server_call(call_id: str, name: str) -> ToolCall:
+    return ToolCall(tool_call_id=call_id, tool_name=name, input={"q": "x"}, provider_executed=True)
+
+
+class TestProviderResultNames:
+    """A provider-executed result is named after its call, wherever the call is."""
+
+    def test_a_result_in_the_same_response_as_its_call_takes_the_call_name(self) -> None:
+        """The call met earlier in the same events names the result, before any history."""
+        history = [user("search"), AssistantMessage(content=(_server_call("s1", "code_execution"),))]
+        events: list[Event] = [
+            ToolInputAvailable(tool_call_id="s1", tool_name="web_search", input={"q": "x"}, provider_executed=True),
+            ToolOutputAvailable(tool_call_id="s1", output={"hits": 1}, provider_executed=True),
+        ]
+        assert assistant_message(events, history).content == (
+            _server_call("s1", "web_search"),
+            ToolResult(tool_call_id="s1", tool_name="web_search", output={"type": "json", "value": {"hits": 1}}),
+        )
+
+    def test_a_result_in_a_later_response_takes_the_name_of_the_call_in_an_earlier_message(self) -> None:
+        """A call in an earlier assistant message (e.g. before an Anthropic `pause_turn`) names its later result."""
+        history = [
+            user("search"),
+            AssistantMessage(content=(_server_call("s0", "web_fetch"),)),
+            AssistantMessage(content=(TextPart(text="Searching."), _server_call("s1", "web_search"))),
+        ]
+        events: list[Event] = [
+            ToolOutputError(tool_call_id="s1", error_text="too_many_requests", provider_executed=True),
+            ToolOutputAvailable(tool_call_id="s0", output="page", provider_executed=True),
+        ]
+        assert assistant_message(events, history).content == (
+            ToolResult(
+                tool_call_id="s1", tool_name="web_search", output={"type": "error-text", "value": "too_many_requests"}
+            ),
+            ToolResult(tool_call_id="s0", tool_name="web_fetch", output={"type": "json", "value": "page"}),
+        )
+
+    def test_history_in_dict_form_names_a_later_result(self) -> None:
+        """A saved conversation (message dicts) serves as history as well as Message objects do."""
+        history = [
+            {"role": "user", "content": "search"},
+            {"role": "assistant", "content": [_server_call("s1", "web_search").to_dict()]},
+        ]
+        events: list[Event] = [ToolOutputAvailable(tool_call_id="s1", output=[], provider_executed=True)]
+        assert assistant_message(events, history).content == (
+            ToolResult(tool_call_id="s1", tool_name="web_search", output={"type": "json", "value": []}),
+        )
+
+    def test_a_result_whose_call_is_nowhere_is_named_unknown(self) -> None:
+        """With no call of that id in the response or the history, the name says it is not known."""
+        history = [user("search"), AssistantMessage(content=(_server_call("s1", "web_search"),))]
+        events: list[Event] = [ToolOutputAvailable(tool_call_id="s9", output="x", provider_executed=True)]
+        assert UNKNOWN_TOOL_NAME == "unknown"
+        assert assistant_message(events, history).content == (
+            ToolResult(tool_call_id="s9", tool_name=UNKNOWN_TOOL_NAME, output={"type": "json", "value": "x"}),
+        )
+
+    def test_history_that_is_not_a_list_of_messages_is_refused(self) -> None:
+        """A bad `history` argument is an ArgumentError naming it, not a silent miss."""
+        events: list[Event] = [ToolOutputAvailable(tool_call_id="s1", output="x", provider_executed=True)]
+        with pytest.raises(ArgumentError, match="history"):
+            assistant_message(events, "not a conversation")  # type: ignore[arg-type]

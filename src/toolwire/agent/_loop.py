@@ -345,7 +345,7 @@ class StepLoop(FollowupSteps):
 
     def _after_response(self, events: list[Event], *, partial: bool = False) -> bool:
         """Record the assistant turn; True when it has calls to run."""
-        assistant = assistant_message(events)
+        assistant = assistant_message(events, self._conversation.messages)
         if partial and not assistant.content:
             return False
         self._conversation.messages.append(assistant)
