@@ -380,6 +380,18 @@ class TestAssistantMessages:
                 {"type": "text", "text": "x", "providerMetadata": {"a": 1}},
                 "`providerMetadata` must be an object of objects",
             ),
+            (
+                {"type": "data-background-result", "data": {"taskId": "t1"}},
+                "part needs string `data.taskId` and `data.toolCallId`",
+            ),
+            (
+                {"type": "data-background-result", "data": {"taskId": "t1", "toolCallId": "c1", "content": []}},
+                "part must be a non-empty list",
+            ),
+            (
+                {"type": "data-background-result", "data": {"taskId": "t1", "toolCallId": "c1", "content": [{}]}},
+                "part cannot be read",
+            ),
         ],
     )
     def test_unreadable_parts_are_named(self, part: dict[str, Any], problem: str) -> None:
@@ -389,6 +401,46 @@ class TestAssistantMessages:
         assert caught.value.message_index == 0
         assert caught.value.part_index == 1
         assert problem in str(caught.value)
+
+
+BACKGROUND_TEXT = "[Background task t1] Tool 'research' (call c1) completed.\nResult: 42"
+
+
+class TestBackgroundResults:
+    def mark(self) -> dict[str, Any]:
+        content = [{"type": "text", "text": BACKGROUND_TEXT}]
+        return {"type": "data-background-result", "data": {"toolCallId": "c1", "taskId": "t1", "content": content}}
+
+    def test_a_result_after_a_step_follows_that_step(self) -> None:
+        """Delivered before the second model call: between the first step's messages and the second's."""
+        messages = read(
+            user_message({"type": "text", "text": "Go"}),
+            assistant_message(
+                {"type": "step-start"},
+                {"type": "text", "text": "Started."},
+                self.mark(),
+                {"type": "step-start"},
+                {"type": "text", "text": "It is 42."},
+            ),
+        )
+        assert messages == [
+            UserMessage(content=(TextPart(text="Go"),)),
+            AssistantMessage(content=(TextPart(text="Started."),)),
+            UserMessage(content=(TextPart(text=BACKGROUND_TEXT),)),
+            AssistantMessage(content=(TextPart(text="It is 42."),)),
+        ]
+
+    def test_a_result_before_the_first_step_goes_before_the_prompt(self) -> None:
+        """A task that ended before the run read its prompt was delivered before that prompt."""
+        messages = read(
+            user_message({"type": "text", "text": "Hi"}),
+            assistant_message(self.mark(), {"type": "step-start"}, {"type": "text", "text": "Hello."}),
+        )
+        assert messages == [
+            UserMessage(content=(TextPart(text=BACKGROUND_TEXT),)),
+            UserMessage(content=(TextPart(text="Hi"),)),
+            AssistantMessage(content=(TextPart(text="Hello."),)),
+        ]
 
 
 class TestChatRequest:

@@ -16,7 +16,7 @@ from toolwire.agent import Agent
 from toolwire.compat import Degradation
 from toolwire.events import Event, ToolInputAvailable
 from toolwire.exceptions import ApprovalError, ResumeError
-from toolwire.messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage
+from toolwire.messages import AssistantMessage, Message, SystemMessage, TextPart, ToolMessage, UserMessage
 from toolwire.results import ToolCall, ToolResult
 from toolwire.runtime import AbortSignal
 from toolwire.tools import Tool
@@ -99,6 +99,16 @@ class RunAgent:
             for item in (self.agent.export_state().get("turn") or {}).get("results", []):
                 if item.get("toolCallId") == tool_call_id:
                     return ToolResult.from_dict(item)
+        return None
+
+    def background_result(self, task_id: str) -> UserMessage | None:
+        """The user message that brought a background task's result to the model, once it is in the conversation."""
+        header = f"[Background task {task_id}] "  # how `toolwire.agent` opens a task's result message
+        for message in reversed(self.agent.messages):
+            if isinstance(message, UserMessage) and message.content:
+                first = message.content[0]
+                if isinstance(first, TextPart) and first.text.startswith(header):
+                    return message
         return None
 
     # -- conversation ------------------------------------------------------------------------------

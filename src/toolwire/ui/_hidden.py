@@ -2,23 +2,33 @@
 
 A tool whose `transform.display` hides its input or output shows the browser a reduced copy, so
 the UI messages cannot give back what the model saw. The bridge keeps those values in the chat's
-store record (`{call id: {"input"?, "output"?}}`, JSON) and puts them back when the conversation
-is read again; the browser never holds them.
+store record (`{call id: {"input"?, "output"?, "background"?}}`, JSON) and puts them back when the
+conversation is read again; the browser never holds them. `background` is the message that brought
+a background task's result (`{taskId, content}`): the UI message holds a placeholder for it.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pydantic_core
 
-from toolwire.messages import AssistantMessage, Message, ToolMessage
+from toolwire.messages import AssistantMessage, Message, TextPart, ToolMessage, UserMessage, message_to_dict, to_message
 from toolwire.results import ToolCall, ToolResult
 from toolwire.tools import Tool
 
+from ._parts import background_placeholder
+
 Hidden = dict[str, dict[str, Any]]
+
+# How `toolwire.agent` opens the message of a background task's result.
+_BACKGROUND_HEADER = re.compile(
+    r"\[Background task (?P<task>[^\]]+)\] Tool (?P<name>'[^']*'|\"[^\"]*\") \(call (?P<call>[^)]*)\) "
+)
 
 
 def _hides(tool: Tool | None, *phases: str) -> bool:
@@ -37,6 +47,20 @@ def collect(messages: Sequence[Message], tools: Mapping[str, Tool], into: Hidden
             for result in message.content:
                 if _hides(tools.get(result.tool_name), "output", "error"):
                     into.setdefault(result.tool_call_id, {})["output"] = result.output
+        elif isinstance(message, UserMessage) and (found := _background_header(message)) is not None:
+            task_id, tool_name, call_id = found
+            if _hides(tools.get(tool_name), "output", "error"):
+                kept = {"taskId": task_id, "content": message_to_dict(message)["content"]}
+                into.setdefault(call_id, {})["background"] = pydantic_core.to_jsonable_python(kept)
+
+
+def _background_header(message: UserMessage) -> tuple[str, str, str] | None:
+    """(task id, tool name, call id) of a background result message, else None."""
+    first = message.content[0] if message.content else None
+    found = _BACKGROUND_HEADER.match(first.text) if isinstance(first, TextPart) else None
+    if found is None:
+        return None
+    return found["task"], str(ast.literal_eval(found["name"])), found["call"]
 
 
 def restore(messages: Sequence[Message], hidden: Mapping[str, Mapping[str, Any]]) -> list[Message]:
@@ -50,6 +74,8 @@ def restore(messages: Sequence[Message], hidden: Mapping[str, Mapping[str, Any]]
             message = dataclasses.replace(message, content=content)
         elif isinstance(message, ToolMessage):
             message = dataclasses.replace(message, content=tuple(_result(r, hidden) for r in message.content))
+        elif isinstance(message, UserMessage):
+            message = _background(message, hidden)
         restored.append(message)
     return restored
 
@@ -62,3 +88,16 @@ def _call(call: ToolCall, hidden: Mapping[str, Mapping[str, Any]]) -> ToolCall:
 def _result(result: ToolResult, hidden: Mapping[str, Mapping[str, Any]]) -> ToolResult:
     kept = hidden.get(result.tool_call_id, {})
     return dataclasses.replace(result, output=kept["output"]) if "output" in kept else result
+
+
+def _background(message: UserMessage, hidden: Mapping[str, Mapping[str, Any]]) -> UserMessage:
+    """The kept background result in place of its placeholder (any other user message as it is)."""
+    first = message.content[0] if len(message.content) == 1 else None
+    if not isinstance(first, TextPart):
+        return message
+    for call_id, kept in hidden.items():
+        background = kept.get("background")
+        if background is not None and first.text == background_placeholder(background["taskId"], call_id):
+            restored = to_message({"role": "user", "content": background["content"]})
+            return restored if isinstance(restored, UserMessage) else message
+    return message

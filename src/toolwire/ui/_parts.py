@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from toolwire.events import ProviderMetadata
-from toolwire.messages import MediaPart, ReasoningPart, TextPart
+from toolwire.messages import MediaPart, ReasoningPart, TextPart, UserMessage, to_message
 from toolwire.results import ContentPart, ModelOutput, ToolCall, ToolResult, default_output, normalize_output
 
-from .protocol import TOOLWIRE_METADATA
+from .protocol import BACKGROUND_RESULT, TOOLWIRE_METADATA
 
 
 class UIMessageError(ValueError):
@@ -222,6 +222,32 @@ def tool_part(part: Mapping[str, Any], where: tuple[int, int]) -> UIToolPart:
         error_text=error_text if isinstance(error_text, str) else None,
         approval=approval,
     )
+
+
+def background_placeholder(task_id: str, tool_call_id: str) -> str:
+    """What stands for a background result the browser was not shown (`UIChat` puts the real one back)."""
+    return f"[Background task {task_id}] (call {tool_call_id}): its result is kept on the server."
+
+
+def background_result(part: Mapping[str, Any], where: tuple[int, int]) -> UserMessage:
+    """The user message a `data-background-result` part carries (a placeholder when its content was hidden)."""
+    data = part.get("data")
+    if not isinstance(data, Mapping):
+        data = {}
+    task_id, call_id = data.get("taskId"), data.get("toolCallId")
+    if not isinstance(task_id, str) or not isinstance(call_id, str):
+        raise UIMessageError(f"a `{BACKGROUND_RESULT}` part needs string `data.taskId` and `data.toolCallId`", *where)
+    content = data.get("content")
+    if content is None:
+        return UserMessage(content=(TextPart(text=background_placeholder(task_id, call_id)),))
+    if not isinstance(content, list) or not content:
+        raise UIMessageError(f"`data.content` of a `{BACKGROUND_RESULT}` part must be a non-empty list", *where)
+    try:
+        message = to_message({"role": "user", "content": content})
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise UIMessageError(f"`data.content` of a `{BACKGROUND_RESULT}` part cannot be read: {exc}", *where) from None
+    assert isinstance(message, UserMessage)
+    return message
 
 
 def provider_metadata(part: Mapping[str, Any], key: str, where: tuple[int, int]) -> ProviderMetadata | None:

@@ -35,7 +35,7 @@ from toolwire.events import (
     ToolResumeError,
     ToolSuspended,
 )
-from toolwire.messages import AssistantMessage, Message
+from toolwire.messages import AssistantMessage, Message, message_to_dict
 from toolwire.results import ToolCall, ToolResult, default_output
 from toolwire.runtime import display_stream_event
 from toolwire.tools import Tool, TransformPhase
@@ -60,6 +60,7 @@ class ToolChunks:
         history: Sequence[Message] = (),
         dynamic_calls: Iterable[str] = (),
         api: str | None = None,
+        background_result: Callable[[str], Message | None] | None = None,
     ) -> None:
         self._tools = dict(tools or {})
         self._calls: dict[str, str] = dict(known_calls or {})
@@ -78,6 +79,9 @@ class ToolChunks:
         """Calls whose part is in the current step."""
         self._unplaced: set[str] = set()
         """Calls the conversation does not hold (reported once each)."""
+        self._background_result = background_result
+        self._ended: dict[str, tuple[str, str, bool]] = {}
+        """Ended background tasks whose result the message does not place yet: (call, tool, failed) by task id."""
 
     def _ensure_step(self, out: list[Chunk]) -> None:
         """Open a step when none is open (the message knows its steps)."""
@@ -193,6 +197,20 @@ class ToolChunks:
                 extra["errorText"] = event.error_text
         status = event.status if isinstance(event, BackgroundTaskFinished) else "running"
         out.append(protocol.task_chunk(event.tool_call_id, event.tool_name, event.task_id, status, **extra))
+        if isinstance(event, BackgroundTaskFinished):
+            self._ended[event.task_id] = (event.tool_call_id, event.tool_name, status != "completed")
+
+    def _background_results(self, out: list[Chunk]) -> None:
+        """Mark where ended tasks' results entered the conversation: before the model call about to read them."""
+        if self._background_result is None:
+            return
+        for task_id, (call_id, tool_name, failed) in list(self._ended.items()):
+            message = self._background_result(task_id)
+            if message is None:  # not in the conversation yet: the next model call's turn
+                continue
+            del self._ended[task_id]
+            content = message_to_dict(message)["content"] if self._may_show(tool_name, failed) else None
+            out.append(protocol.background_result_chunk(call_id, task_id, content))
 
     # -- waiting calls -----------------------------------------------------------------------------
 

@@ -187,6 +187,7 @@ class ChatTurn:
             suspensions=_suspension_parts(request),
             client_tools=run.client_tools,
             tool_result=run.tool_result,
+            background_result=run.background_result,
             history=list(run.messages),
             dynamic_calls=_dynamic_calls(request),
             on_error=chat.on_error,

@@ -27,6 +27,12 @@ else is sent. What the protocol has no chunk for travels in `data-<name>` parts 
   reported), then how the task ended: `"completed"` (with the display form of its `output`),
   `"failed"`, `"timed-out"`, `"cancelled"` or `"lost"` (with `errorText`). A run served by
   `UIChat` or `agent_chunks` waits for its background calls and answers them in the same message.
+- `data-background-result` (no id: one part where it came): `{toolCallId, taskId, content?}`, the
+  message that brought an ended background task's result to the model, placed before the model
+  call that read it (after the parts of the step before). `content` is that user message's
+  content (toolwire's JSON form: text and media parts); it is left out when the tool's display
+  transform hides its result (`UIChat` keeps it on the server). Reading the messages back puts
+  the message where the run had it.
 
 Message metadata (`start`, `message-metadata`, `finish`; merged by the client):
 `{model?, api?, provider?}` at the start; after each step `{steps, usage}`; at the end
@@ -85,10 +91,11 @@ TOOL_DISPLAY: Final = "data-tool-display"
 WARNING: Final = "data-warning"
 BACKGROUND_TASK: Final = "data-background-task"
 TOOL_OUTPUT: Final = "data-tool-output"
+BACKGROUND_RESULT: Final = "data-background-result"
 DISPLAY_DATA_PARTS: Final[frozenset[str]] = frozenset(
-    {SUSPENDED, ACTION_REQUIRED, TOOL_DISPLAY, WARNING, BACKGROUND_TASK, TOOL_OUTPUT}
+    {SUSPENDED, ACTION_REQUIRED, TOOL_DISPLAY, WARNING, BACKGROUND_TASK, TOOL_OUTPUT, BACKGROUND_RESULT}
 )
-"""toolwire's own data parts: shown by the UI, never part of the model conversation."""
+"""toolwire's own data parts: the UI shows them; the reader places what they mark, never their text."""
 
 SuspensionStatus = Literal["suspended", "resumed"]
 CardStatus = Literal["waiting", "answered"]
@@ -131,6 +138,14 @@ def task_chunk(tool_call_id: str, tool_name: str, task_id: str, status: TaskStat
     """A background task's state (`data-background-task`), keyed by its call: each chunk replaces the last."""
     data = {"toolCallId": tool_call_id, "toolName": tool_name, "taskId": task_id, "status": status, **extra}
     return data_chunk(BACKGROUND_TASK, data, tool_call_id)
+
+
+def background_result_chunk(tool_call_id: str, task_id: str, content: list[Any] | None) -> dict[str, Any]:
+    """Where an ended background task's result entered the conversation (`data-background-result`)."""
+    data: dict[str, Any] = {"toolCallId": tool_call_id, "taskId": task_id}
+    if content is not None:
+        data["content"] = content
+    return data_chunk(BACKGROUND_RESULT, data)
 
 
 def is_card(payload: Any) -> bool:

@@ -19,7 +19,9 @@ Left out on purpose: calls a stopped stream never finished (`input-streaming`, l
 
 A provider-executed output that came in a later step than its call sits on the call's part; a
 `data-tool-output` part marks the step it came in, and the result is read there. A part marked
-`toolwire.earlierCall` repeats a call of an earlier message: only its result is read.
+`toolwire.earlierCall` repeats a call of an earlier message: only its result is read. A
+`data-background-result` part puts back the user message that brought a background task's
+result, where the run had it (after the step it follows; before the prompt when it leads).
 """
 
 from __future__ import annotations
@@ -41,8 +43,8 @@ from toolwire.messages import (
 )
 from toolwire.results import ContentPart, ToolCall, ToolResult, normalize_part
 
-from ._parts import UIMessageError, UIToolPart, file_part, reasoning_part, text_part, tool_part
-from .protocol import DISPLAY_DATA_PARTS, TOOL_OUTPUT
+from ._parts import UIMessageError, UIToolPart, background_result, file_part, reasoning_part, text_part, tool_part
+from .protocol import BACKGROUND_RESULT, DISPLAY_DATA_PARTS, TOOL_OUTPUT
 
 DataPartReader = Callable[[Mapping[str, Any]], Sequence[str | ContentPart]]
 """Turns an app's `data-<name>` part into text and content parts for the model ([] leaves it out)."""
@@ -245,17 +247,24 @@ class _Reader:
             self._step(index, step, is_last=is_final and index == self.last, abandoned=abandoned)
 
     def _display_only(self, index: int, parts: list[tuple[int, Mapping[str, Any]]]) -> None:
+        prompt = max((i for i, m in enumerate(self.messages) if isinstance(m, UserMessage)), default=len(self.messages))
         for i, part in parts:
-            if self._data(part, (index, i), media=False):
+            if part["type"] == BACKGROUND_RESULT:  # delivered before this run's prompt was read: it went before it
+                self.messages.insert(prompt, background_result(part, (index, i)))
+                prompt += 1
+            elif self._data(part, (index, i), media=False):
                 raise UIMessageError("a data part before the first step has no model call to belong to", index, i)
 
     def _step(self, index: int, step: list[tuple[int, Mapping[str, Any]]], *, is_last: bool, abandoned: bool) -> None:
         content: list[TextPart | ReasoningPart | ToolCall | ToolResult] = []
         tools: list[UIToolPart] = []
+        delivered: list[UserMessage] = []
         for i, part in step:
             where = (index, i)
             kind = part["type"]
-            if kind in ("text", "reasoning"):
+            if kind == BACKGROUND_RESULT:
+                delivered.append(background_result(part, where))
+            elif kind in ("text", "reasoning"):
                 piece = text_part(part, where) if kind == "text" else reasoning_part(part, where)
                 if piece.text or piece.provider_metadata:  # an empty part a stream opened and closed
                     content.append(piece)
@@ -274,6 +283,7 @@ class _Reader:
             self.interrupted.extend(t.tool_call_id for t in waiting)
             answered = [aborted_result(t.call(), None) if t.is_open else t.result() for t in tools]
             self.messages.append(ToolMessage(content=tuple(r for r in answered if r is not None)))
+            self.messages.extend(delivered)
             return
         if waiting and not is_last:
             first = waiting[0]
@@ -285,10 +295,15 @@ class _Reader:
         if is_last:
             self.last_step = tools
         if waiting:
+            if delivered:
+                raise UIMessageError(
+                    "a background result cannot follow a step whose calls still wait for answers", index, step[-1][0]
+                )
             return
         results = [r for t in tools if (r := t.result()) is not None]
         if results:
             self.messages.append(ToolMessage(content=tuple(results)))
+        self.messages.extend(delivered)
 
     def _tool(
         self, tool: UIToolPart, content: list[TextPart | ReasoningPart | ToolCall | ToolResult], tools: list[UIToolPart]

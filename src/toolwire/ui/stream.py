@@ -77,7 +77,8 @@ class UIMessageStream(ToolChunks):
     `known_calls` (call id → tool name) are the calls the message being continued shows;
     `history` is the conversation before this message, where the call of an output that comes
     in this message is found (see `toolwire.ui._tool_chunks`); `dynamic_calls` are the calls
-    the client shows as `dynamic-tool` parts.
+    the client shows as `dynamic-tool` parts; `background_result` finds the message that brought
+    an ended background task's result (by task id) in the run's conversation.
     """
 
     def __init__(
@@ -96,6 +97,7 @@ class UIMessageStream(ToolChunks):
         history: Sequence[Message] = (),
         dynamic_calls: Iterable[str] = (),
         on_error: Callable[[BaseException], str] | None = None,
+        background_result: Callable[[str], Message | None] | None = None,
     ) -> None:
         self.message_id = message_id or new_message_id()
         self.metadata = RunMetadata(model=model, api=api, provider=provider)
@@ -109,6 +111,7 @@ class UIMessageStream(ToolChunks):
             history=history,
             dynamic_calls=dynamic_calls,
             api=api,
+            background_result=background_result,
         )
         self._on_error = on_error
         self._open = _Open()
@@ -137,6 +140,7 @@ class UIMessageStream(ToolChunks):
         match event:
             case StartStep():
                 self._end_step(out)
+                self._background_results(out)
                 self._begin_step(out)
             case Start():
                 self._ensure_step(out)
@@ -190,6 +194,7 @@ class UIMessageStream(ToolChunks):
         if self._closed:
             return out
         self._end_step(out)
+        self._background_results(out)
         self._closed = True
         out.append({"type": "finish", "finishReason": self.metadata.finish_reason(), **self._finish_metadata(paused)})
         return out
