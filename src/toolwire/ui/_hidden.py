@@ -1,7 +1,8 @@
 """What a display transform keeps from the browser, kept on the server for the next turn.
 
-A tool whose `transform.display` hides its input or output shows the browser a reduced copy, so
-the UI messages cannot give back what the model saw. The bridge keeps those values in the chat's
+A tool whose `transform.display` hides its input or output shows the browser a reduced copy, and
+an error text naming a credential is shown redacted, so the UI messages cannot give back what
+the model saw. The bridge keeps those values in the chat's
 store record (`{call id: {"input"?, "output"?, "background"?}}`, JSON) and puts them back when the
 conversation is read again; the browser never holds them. `background` is the message that brought
 a background task's result (`{taskId, content}`): the UI message holds a placeholder for it.
@@ -22,6 +23,7 @@ from toolwire.results import ToolCall, ToolResult
 from toolwire.tools import Tool
 
 from ._parts import background_placeholder
+from ._tool_chunks import redacts
 
 Hidden = dict[str, dict[str, Any]]
 
@@ -45,12 +47,14 @@ def collect(messages: Sequence[Message], tools: Mapping[str, Tool], into: Hidden
                     into.setdefault(part.tool_call_id, {})["input"] = pydantic_core.to_jsonable_python(part.input)
         elif isinstance(message, ToolMessage):
             for result in message.content:
-                if _hides(tools.get(result.tool_name), "output", "error"):
+                failed = result.output["type"] in ("error-text", "error-json")
+                if _hides(tools.get(result.tool_name), "output", "error") or (failed and redacts(result.output)):
                     into.setdefault(result.tool_call_id, {})["output"] = result.output
         elif isinstance(message, UserMessage) and (found := _background_header(message)) is not None:
             task_id, tool_name, call_id = found
-            if _hides(tools.get(tool_name), "output", "error"):
-                kept = {"taskId": task_id, "content": message_to_dict(message)["content"]}
+            content = message_to_dict(message)["content"]
+            if _hides(tools.get(tool_name), "output", "error") or redacts(content):
+                kept = {"taskId": task_id, "content": content}
                 into.setdefault(call_id, {})["background"] = pydantic_core.to_jsonable_python(kept)
 
 

@@ -20,6 +20,7 @@ _CREDENTIALS = re.compile(
     (?:sk|rk|pk)-[A-Za-z0-9_\-]{8,}            # OpenAI / Anthropic style keys
     | AIza[0-9A-Za-z_\-]{20,}                  # Google API keys
     | (?:Bearer|Basic)\s+[A-Za-z0-9._~+/=\-]+  # authorization header values
+    | (?<=://)[^/\s:@]+:[^/\s@]+(?=@)          # user:password in a URL
     | (?:api[_-]?key|access[_-]?token|secret|password|passwd|token)(["']?\s*[:=]\s*["']?)[^\s"',;&]+
     """,
     re.IGNORECASE | re.VERBOSE,

@@ -41,6 +41,7 @@ from toolwire.runtime import display_stream_event
 from toolwire.tools import Tool, TransformPhase
 
 from . import protocol
+from ._safety import redact
 
 Chunk = dict[str, Any]
 
@@ -113,7 +114,7 @@ class ToolChunks:
             chunk["input"] = self._inputs[event.tool_call_id] = event.input
         metadata = json_metadata(event.provider_metadata)
         if isinstance(event, ToolInputError):
-            chunk["errorText"] = event.error_text
+            chunk["errorText"] = redact(event.error_text)
             metadata = {**(metadata or {}), protocol.TOOLWIRE_METADATA: {"inputError": True}}
         if earlier:
             metadata = {**(metadata or {}), protocol.TOOLWIRE_METADATA: {"earlierCall": True}}
@@ -135,13 +136,16 @@ class ToolChunks:
             chunk: Chunk = {"type": "tool-output-available", "toolCallId": event.tool_call_id, "output": shown}
             derived = default_output(shown)
         else:
-            chunk = {"type": "tool-output-error", "toolCallId": event.tool_call_id, "errorText": event.error_text}
-            derived = {"type": "error-text", "value": event.error_text}
+            shown_error = redact(event.error_text)  # credentials in an error never reach the browser
+            chunk = {"type": "tool-output-error", "toolCallId": event.tool_call_id, "errorText": shown_error}
+            derived = {"type": "error-text", "value": shown_error}
         metadata = dict(json_metadata(event.provider_metadata) or {})
         result = self._tool_result(event.tool_call_id) if self._tool_result and not event.provider_executed else None
         if result is not None:
             metadata.update(json_metadata(result.provider_metadata) or {})
-            if result.output != derived and self._may_show(name, isinstance(event, ToolOutputError)):
+            is_error = isinstance(event, ToolOutputError)
+            leaks = is_error and redacts(result.output)  # kept on the server instead (`toolwire.ui._hidden`)
+            if result.output != derived and self._may_show(name, is_error) and not leaks:
                 metadata[protocol.TOOLWIRE_METADATA] = {"modelOutput": result.output}
         _provider_fields(chunk, event.provider_executed, metadata or None)
         if event.provider_executed and event.tool_call_id not in self._step_calls:
@@ -194,7 +198,7 @@ class ToolChunks:
             if event.output is not None:
                 extra["output"] = event.output
             if event.error_text is not None:
-                extra["errorText"] = event.error_text
+                extra["errorText"] = redact(event.error_text)
         status = event.status if isinstance(event, BackgroundTaskFinished) else "running"
         out.append(protocol.task_chunk(event.tool_call_id, event.tool_name, event.task_id, status, **extra))
         if isinstance(event, BackgroundTaskFinished):
@@ -209,7 +213,9 @@ class ToolChunks:
             if message is None:  # not in the conversation yet: the next model call's turn
                 continue
             del self._ended[task_id]
-            content = message_to_dict(message)["content"] if self._may_show(tool_name, failed) else None
+            content = message_to_dict(message)["content"]
+            if not self._may_show(tool_name, failed) or redacts(content):
+                content = None  # kept on the server (`toolwire.ui._hidden`)
             out.append(protocol.background_result_chunk(call_id, task_id, content))
 
     # -- waiting calls -----------------------------------------------------------------------------
@@ -259,7 +265,7 @@ class ToolChunks:
         is_card = shown["type"] == protocol.ACTION_REQUIRED
         if isinstance(event, ToolResumeError):
             data["status"] = "waiting" if is_card else "suspended"
-            data["errorText"] = event.error_text
+            data["errorText"] = redact(event.error_text)
         else:
             data["status"] = "answered" if is_card else "resumed"
             if event.payload is not None:
@@ -281,6 +287,17 @@ def shown_call(call: ToolCall, tools: Mapping[str, Tool]) -> ToolInputAvailable:
     shown = display_stream_event(tools.get(call.tool_name), event)
     assert isinstance(shown, ToolInputAvailable)  # a display transform keeps the event's kind
     return shown
+
+
+def redacts(value: Any) -> bool:
+    """Whether showing `value` (a result's model form, message content) would need a credential redacted."""
+    if isinstance(value, str):
+        return redact(value) != value
+    if isinstance(value, Mapping):
+        return any(redacts(item) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(redacts(item) for item in value)
+    return False
 
 
 def _calls_of(history: Sequence[Message]) -> dict[str, ToolCall]:

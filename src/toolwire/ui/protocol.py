@@ -51,6 +51,9 @@ model read differs from the shown output, so the conversation can be rebuilt exa
 UI messages. It never carries what a display transform hides. A `tool-input-error` carries
 `toolwire.inputError: true` (the call never ran; the client files it with the results).
 
+Error texts of tool parts and data parts are shown with credential-looking tokens replaced
+(`toolwire.ui._safety.redact`); what the model read then stays on the server.
+
 An aborted run (the browser left, or the host aborted it) ends with the protocol's `abort`
 chunk instead of `finish`, as the `ai` package's own streams do.
 """
