@@ -7,6 +7,9 @@ so the next request sends the model the conversation it had (placed where the ru
 
 from __future__ import annotations
 
+import asyncio
+import json
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,6 +43,34 @@ SECRET_RESEARCH = create_tool(
     background=True,
     transform={"display": {"output": lambda output: {"topic": output["topic"]}}},
 )
+RELEASE = threading.Event()
+"""Lets the slow task end: set once the run paused, so the task is still running at the pause."""
+
+
+def _slow(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    RELEASE.wait(30)
+    return {"topic": args["topic"], "summary": "slow and steady"}
+
+
+SLOW = create_tool(
+    id="slow_research", description="Research slowly.", input_schema=TOPIC, execute=_slow, background=True
+)
+DELETE = create_tool(
+    id="delete_file",
+    description="Delete a file.",
+    input_schema={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+    require_approval=True,
+    execute=lambda args: f"deleted {args['path']}",
+)
+PAUSE_SCRIPT = [
+    [
+        call("c1", "slow_research", '{"topic": "tides"}'),
+        call("c2", "delete_file", '{"path": "a.txt"}'),
+        StepFinished("tool-calls"),
+    ],
+    answer("Deleted, and the research is in."),
+    answer("You're welcome."),
+]
 SCRIPT = [
     [call("c1", "research", '{"topic": "tides"}'), StepFinished("tool-calls")],
     answer("Started."),
@@ -71,8 +102,36 @@ def served(node: Node, scripted_server: ScriptedServer) -> dict[str, tuple[dict[
         }
         for kind, (url, _) in chats.items()
     ]
-    found = node.run("conversation.mjs", {"flows": flows})
-    return {kind: (found[kind], adapter) for kind, (_, adapter) in chats.items()}
+    paused = ScriptedAdapter(list(PAUSE_SCRIPT))
+    paused_url = scripted_server.serve(
+        "background-paused",
+        UIChat(lambda: Agent(api=paused, client=SCRIPTED_CLIENT, model="m", tools=[SLOW, DELETE])),
+    )
+    flows.append(
+        {
+            "id": "paused",
+            "kind": "chat",
+            "url": paused_url,
+            "chatId": "background-paused",
+            "sendAutomatically": "approvals",
+            "steps": [
+                {"send": "Research tides and delete a.txt"},
+                {"approve": {"tool": "delete_file", "approved": True}},
+                {"send": "Thanks"},
+            ],
+        }
+    )
+    timer = threading.Timer(1.0, RELEASE.set)  # the run pauses at once; the task ends a moment later
+    timer.start()
+    try:
+        found = node.run("conversation.mjs", {"flows": flows})
+    finally:
+        timer.cancel()
+        RELEASE.set()
+    return {
+        "paused": (found["paused"], paused),
+        **{kind: (found[kind], adapter) for kind, (_, adapter) in chats.items()},
+    }
 
 
 def texts(message: dict[str, Any]) -> list[tuple[str, str]]:
@@ -127,3 +186,61 @@ def test_a_result_the_display_hides_never_reaches_the_browser(served: Any) -> No
     assert "the moon pulls the sea" not in str(found["messages"]) + str(found["chunks"])
     marks = [part for part in found["messages"][1]["parts"] if part["type"] == "data-background-result"]
     assert [set(part["data"]) for part in marks] == [{"toolCallId", "taskId"}]
+
+
+def test_a_task_running_when_the_run_pauses_ends_in_the_paused_request(served: Any) -> None:
+    """The request that pauses for an approval waits for the task: it completes, it is not lost."""
+    found, _ = served["paused"]
+    assert "harnessError" not in found, found.get("harnessError")
+    assert found["errors"] == []
+    paused = found["snapshots"][0]["messages"][1]
+    task = next(part for part in paused["parts"] if part["type"] == "data-background-task")
+    assert task["data"]["status"] == "completed"
+    assert task["data"]["output"] == {"topic": "tides", "summary": "slow and steady"}
+
+
+def test_the_result_of_a_task_that_ended_while_paused_is_read_after_the_answers(served: Any) -> None:
+    """Approved: the call runs, the task's result comes in, then the model answers both; read back in place."""
+    found, adapter = served["paused"]
+    assert found["statuses"] == [200, 200, 200]
+    answered, next_turn = adapter.requests[1], adapter.requests[2]
+    tool_results, delivered = answered["messages"][-2:]
+    assert [r["toolCallId"] for r in tool_results["content"]] == ["c1", "c2"]
+    assert delivered["content"][0]["text"].endswith(
+        'completed.\nResult: {"topic": "tides", "summary": "slow and steady"}'
+    )
+    assert next_turn["messages"] == [
+        *answered["messages"],
+        {"role": "assistant", "content": [{"type": "text", "text": "Deleted, and the research is in."}]},
+        {"role": "user", "content": [{"type": "text", "text": "Thanks"}]},
+    ]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_both_drivers_wait_for_a_paused_run_s_tasks(mode: str) -> None:
+    """`chat.sse` (a sync client, in a thread) and `chat.asse` stream the task to its end before pausing."""
+    adapter = ScriptedAdapter(list(PAUSE_SCRIPT))
+    chat = UIChat(lambda: Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[SLOW, DELETE]), run_mode=mode)
+    body = {
+        "id": f"drivers-{mode}",
+        "messages": [{"id": "u1", "role": "user", "parts": [{"type": "text", "text": "Go"}]}],
+    }
+    RELEASE.clear()
+    timer = threading.Timer(0.3, RELEASE.set)
+    timer.start()
+    try:
+        if mode == "sync":
+            frames = list(chat.sse(body))
+        else:
+
+            async def read() -> list[bytes]:
+                return [frame async for frame in chat.asse(body)]
+
+            frames = asyncio.run(read())
+    finally:
+        timer.cancel()
+        RELEASE.set()
+    chunks = [json.loads(frame[len(b"data: ") :]) for frame in frames[:-1]]
+    tasks = [chunk["data"]["status"] for chunk in chunks if chunk["type"] == "data-background-task"]
+    assert tasks == ["running", "completed"]
+    assert chunks[-1]["messageMetadata"]["paused"] is True

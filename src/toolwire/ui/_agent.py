@@ -9,16 +9,17 @@ its degradations (`warnings`, each once) and what the model read of each result.
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncGenerator, Callable, Generator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Generator, Iterator, Mapping, Sequence
 from typing import Any, Literal, TypedDict, cast
 
+from toolwire._hooks import run_sync
 from toolwire.agent import Agent
 from toolwire.compat import Degradation
 from toolwire.events import Event, ToolInputAvailable
 from toolwire.exceptions import ApprovalError, ResumeError
 from toolwire.messages import AssistantMessage, Message, SystemMessage, TextPart, ToolMessage, UserMessage
 from toolwire.results import ToolCall, ToolResult
-from toolwire.runtime import AbortSignal
+from toolwire.runtime import AbortSignal, BackgroundTask
 from toolwire.tools import Tool
 
 from ._tool_chunks import shown_call
@@ -110,6 +111,11 @@ class RunAgent:
                 if isinstance(first, TextPart) and first.text.startswith(header):
                     return message
         return None
+
+    def undelivered_tasks(self) -> dict[str, tuple[str, str, bool]]:
+        """Background tasks that ended and wait to enter the conversation: (call id, tool, failed) by task id."""
+        ended = [BackgroundTask.from_dict(item) for item in self.agent.background.export_state()["ended"]]
+        return {t.task_id: (t.call.tool_call_id, t.call.tool_name, t.status != "completed") for t in ended}
 
     # -- conversation ------------------------------------------------------------------------------
 
@@ -220,6 +226,32 @@ class RunAgent:
         """The run's events (async SDK client); waits for background calls too (see `events`)."""
         events = self.agent.astream(prompt, abort=self.signal, until_idle=True)
         return cast(AsyncGenerator[Event, None], events)
+
+    async def apaused_background(self) -> AsyncGenerator[Event, None]:
+        """A paused run's background tasks to their end, with their events (the next request builds a fresh agent).
+
+        The answers may come in any later request, and a task of this agent would be lost with it;
+        the ended tasks are exported with the paused run and enter the conversation after the answers.
+        """
+        background = self.agent.background
+        while self.agent.result().paused and background.running and not self.signal.aborted:
+            await background.wait(self.signal)
+            for event in background.take_events():
+                yield event
+        for event in background.take_events() if self.agent.result().paused else []:
+            yield event
+
+    def paused_background(self) -> Iterator[Event]:
+        """`apaused_background` for the sync driver (waits on toolwire's loop thread)."""
+        events = self.apaused_background()
+        try:
+            while True:
+                try:
+                    yield run_sync(anext(events))
+                except StopAsyncIteration:
+                    return
+        finally:
+            run_sync(events.aclose())
 
     def abort(self, reason: str) -> None:
         """Stop the run: the provider stream closes, running tools see their abort signal."""

@@ -62,6 +62,7 @@ class ToolChunks:
         dynamic_calls: Iterable[str] = (),
         api: str | None = None,
         background_result: Callable[[str], Message | None] | None = None,
+        ended_tasks: Mapping[str, tuple[str, str, bool]] | None = None,
     ) -> None:
         self._tools = dict(tools or {})
         self._calls: dict[str, str] = dict(known_calls or {})
@@ -81,7 +82,7 @@ class ToolChunks:
         self._unplaced: set[str] = set()
         """Calls the conversation does not hold (reported once each)."""
         self._background_result = background_result
-        self._ended: dict[str, tuple[str, str, bool]] = {}
+        self._ended: dict[str, tuple[str, str, bool]] = dict(ended_tasks or {})
         """Ended background tasks whose result the message does not place yet: (call, tool, failed) by task id."""
 
     def _ensure_step(self, out: list[Chunk]) -> None:

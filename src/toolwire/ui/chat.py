@@ -188,6 +188,7 @@ class ChatTurn:
             client_tools=run.client_tools,
             tool_result=run.tool_result,
             background_result=run.background_result,
+            ended_tasks=run.undelivered_tasks(),
             history=list(run.messages),
             dynamic_calls=_dynamic_calls(request),
             on_error=chat.on_error,
@@ -263,6 +264,10 @@ class ChatTurn:
                     yield from self.stream.feed(event)
                     if self._stopped:
                         return
+                for event in self.run.paused_background():
+                    yield from self.stream.feed(event)
+                    if self._stopped:
+                        return
             except Exception as exc:  # the run failed: a safe error for the browser, the details in the log
                 yield from self.stream.fail(exc)
             finally:
@@ -285,6 +290,11 @@ class ChatTurn:
             try:
                 async for event in events:
                     for chunk in [*self._warnings(), *self.stream.feed(event)]:
+                        yield chunk
+                    if self._stopped:
+                        return
+                async for event in self.run.apaused_background():
+                    for chunk in self.stream.feed(event):
                         yield chunk
                     if self._stopped:
                         return

@@ -28,6 +28,7 @@ def _stream(run: RunAgent, prompt: Any, settings: dict[str, Any]) -> UIMessageSt
         client_tools=run.client_tools,
         tool_result=run.tool_result,
         background_result=run.background_result,
+        ended_tasks=run.undelivered_tasks(),
         known_calls={call_id: shown.tool_name for call_id, shown in current.items()},
         known_inputs={call_id: shown.input for call_id, shown in current.items()},
         history=list(run.messages),

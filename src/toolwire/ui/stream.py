@@ -74,11 +74,12 @@ class _Open:
 class UIMessageStream(ToolChunks):
     """Translates one run's events into chunks; feed events in order, then `close()`.
 
-    `known_calls` (call id → tool name) are the calls the message being continued shows;
-    `history` is the conversation before this message, where the call of an output that comes
-    in this message is found (see `toolwire.ui._tool_chunks`); `dynamic_calls` are the calls
-    the client shows as `dynamic-tool` parts; `background_result` finds the message that brought
-    an ended background task's result (by task id) in the run's conversation.
+        `known_calls` (call id → tool name) are the calls the message being continued shows;
+        `history` is the conversation before this message, where the call of an output that comes
+        in this message is found (see `toolwire.ui._tool_chunks`); `dynamic_calls` are the calls
+        the client shows as `dynamic-tool` parts; `background_result` finds the message that brought
+        an ended background task's result (by task id) in the run's conversation; `ended_tasks` are tasks
+    that ended before this stream (`(call id, tool name, failed)` by task id) whose result is still to come.
     """
 
     def __init__(
@@ -98,6 +99,7 @@ class UIMessageStream(ToolChunks):
         dynamic_calls: Iterable[str] = (),
         on_error: Callable[[BaseException], str] | None = None,
         background_result: Callable[[str], Message | None] | None = None,
+        ended_tasks: Mapping[str, tuple[str, str, bool]] | None = None,
     ) -> None:
         self.message_id = message_id or new_message_id()
         self.metadata = RunMetadata(model=model, api=api, provider=provider)
@@ -112,6 +114,7 @@ class UIMessageStream(ToolChunks):
             dynamic_calls=dynamic_calls,
             api=api,
             background_result=background_result,
+            ended_tasks=ended_tasks,
         )
         self._on_error = on_error
         self._open = _Open()
