@@ -17,7 +17,7 @@ from dbos import DBOS
 
 from toolwire import Agent, create_tool
 from toolwire.deltas import Delta, StepFinished
-from toolwire.durable import DurableAgent, DurableRun, RunPaused, dbos_config
+from toolwire.durable import DurableAgent, DurableRun, RunPaused, dbos_config, ui_chunks, ui_message_id
 from toolwire.exceptions import ApprovalError, ConfigurationError, ResumeError
 from toolwire.runtime import ToolContext
 from toolwire.testing.scripted import SCRIPTED_CLIENT, ScriptedAdapter, answer, call, streamed_call
@@ -449,3 +449,57 @@ def test_a_retried_model_step_skips_what_it_wrote_and_voids_what_differs(tmp_pat
     entries = list(DBOS.read_stream(handle.workflow_id, STREAM_KEY))
     assert [e.get("delta", e["type"]) for e in entries] == ["a", "b", "x", "step-retried", "c", "d"]
     assert entries[3] == {"type": "step-retried", "voidFrom": 2, "voidTo": 3}
+
+
+# -- to an AI SDK front end ---------------------------------------------------------------------------
+
+
+def _flat_chunks(batches: list[tuple[int | None, list[dict[str, Any]]]]) -> list[dict[str, Any]]:
+    return [chunk for _, batch in batches for chunk in batch]
+
+
+class TestUIMessage:
+    """`ui_chunks`: the run is one assistant UI message across its pause; a reader resumes at any offset."""
+
+    def test_the_segment_after_an_approval_continues_the_same_message(
+        self, define: Callable[..., DurableAgent]
+    ) -> None:
+        durable = define(_turns(call("c1", "delete", '{"city": "Paris"}')), [_delete()])
+        run = durable.start("Delete Paris")
+        first = list(ui_chunks(run))
+        paused_at = first[-1][0]
+        assert paused_at is not None
+        (approval_id,) = next(i.event for i in run.events(paused_at) if isinstance(i.event, RunPaused)).approvals
+        run.approve(approval_id)
+        second = _flat_chunks(list(ui_chunks(run, paused_at + 1)))
+        assert _flat_chunks(first)[0] == {"type": "start", "messageId": ui_message_id(run)}
+        assert _flat_chunks(first)[-1]["messageMetadata"]["paused"] is True
+        assert [chunk["type"] for chunk in second] == [
+            "start",
+            "tool-approval-response",
+            "tool-output-available",
+            "start-step",
+            "text-start",
+            "text-delta",
+            "text-end",
+            "finish-step",
+            "message-metadata",
+            "finish",
+        ]
+        assert second[0] == {"type": "start", "messageId": ui_message_id(run)}
+        assert second[2] == {"type": "tool-output-available", "toolCallId": "c1", "output": "deleted"}
+        assert second[-1]["messageMetadata"]["steps"] == [{"finishReason": "tool-calls"}, {"finishReason": "stop"}]
+
+    def test_a_reader_starting_mid_segment_gets_the_rest_without_a_repeat(
+        self, define: Callable[..., DurableAgent]
+    ) -> None:
+        durable = define(_turns(call("c1", "delete", '{"city": "Paris"}')), [_delete()])
+        run = durable.start("Delete Paris")
+        whole = list(ui_chunks(run))
+        offsets = [offset for offset, _ in whole if offset is not None]
+        cut = offsets[len(offsets) // 2]
+        rest = list(ui_chunks(run, cut))
+        after_cut = [chunk for offset, batch in whole if offset is not None and offset >= cut for chunk in batch]
+        assert _flat_chunks(rest)[0] == {"type": "start", "messageId": ui_message_id(run)}
+        assert _flat_chunks(rest)[1:] == after_cut
+        run.abort("cleanup")

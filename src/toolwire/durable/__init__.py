@@ -17,6 +17,7 @@ from ._config import DEFAULT_DATABASE, dbos_config
 from ._definition import RUNS_QUEUE, DurableAgent
 from ._run import DurableRun, StreamItem
 from ._stream import RunPaused, StepRetried, StreamEvent
+from ._ui import ui_chunks, ui_message_id
 
 __all__ = [
     "DEFAULT_DATABASE",
@@ -28,4 +29,6 @@ __all__ = [
     "StreamEvent",
     "StreamItem",
     "dbos_config",
+    "ui_chunks",
+    "ui_message_id",
 ]

@@ -27,6 +27,9 @@ else is sent. What the protocol has no chunk for travels in `data-<name>` parts 
   reported), then how the task ended: `"completed"` (with the display form of its `output`),
   `"failed"`, `"timed-out"`, `"cancelled"` or `"lost"` (with `errorText`). A run served by
   `UIChat` or `agent_chunks` waits for its background calls and answers them in the same message.
+- `data-step-retried` (no id): `{type: "step-retried", voidFrom, voidTo}`, a durable run's model
+  call ran again after its process died (`toolwire.durable.ui_chunks`): what the message showed
+  of the unfinished attempt is void. It shows nothing the model reads.
 - `data-background-result` (no id: one part where it came): `{toolCallId, taskId, content?}`, the
   message that brought an ended background task's result to the model, placed before the model
   call that read it (after the parts of the step before). `content` is that user message's
@@ -95,8 +98,9 @@ WARNING: Final = "data-warning"
 BACKGROUND_TASK: Final = "data-background-task"
 TOOL_OUTPUT: Final = "data-tool-output"
 BACKGROUND_RESULT: Final = "data-background-result"
+STEP_RETRIED: Final = "data-step-retried"
 DISPLAY_DATA_PARTS: Final[frozenset[str]] = frozenset(
-    {SUSPENDED, ACTION_REQUIRED, TOOL_DISPLAY, WARNING, BACKGROUND_TASK, TOOL_OUTPUT, BACKGROUND_RESULT}
+    {SUSPENDED, ACTION_REQUIRED, TOOL_DISPLAY, WARNING, BACKGROUND_TASK, TOOL_OUTPUT, BACKGROUND_RESULT, STEP_RETRIED}
 )
 """toolwire's own data parts: the UI shows them; the reader places what they mark, never their text."""
 

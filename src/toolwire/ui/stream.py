@@ -171,6 +171,19 @@ class UIMessageStream(ToolChunks):
                 assert_never(event)
         return out
 
+    def replay(self, events: Iterable[Event | None]) -> None:
+        """Take in what a continued message shows already: its earlier events, None where it closed as paused.
+
+        Nothing is sent; the next chunk opens the message again with its `start`, and later outputs,
+        answers and steps land on the parts the client has.
+        """
+        for event in events:
+            if event is None:
+                self._end_step([])
+            else:
+                self.feed(event)
+        self._started = False
+
     def warn(self, degradation: Degradation) -> list[Chunk]:
         """A `data-warning` part for a degradation (once per message)."""
         if degradation in self._warned:
