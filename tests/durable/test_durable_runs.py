@@ -472,7 +472,8 @@ class TestUIMessage:
         (approval_id,) = next(i.event for i in run.events(paused_at) if isinstance(i.event, RunPaused)).approvals
         run.approve(approval_id)
         second = _flat_chunks(list(ui_chunks(run, paused_at + 1)))
-        assert _flat_chunks(first)[0] == {"type": "start", "messageId": ui_message_id(run)}
+        facts = {"model": "m", "api": "scripted", "provider": "scripted"}
+        assert _flat_chunks(first)[0] == {"type": "start", "messageId": ui_message_id(run), "messageMetadata": facts}
         assert _flat_chunks(first)[-1]["messageMetadata"]["paused"] is True
         assert [chunk["type"] for chunk in second] == [
             "start",
@@ -486,7 +487,7 @@ class TestUIMessage:
             "message-metadata",
             "finish",
         ]
-        assert second[0] == {"type": "start", "messageId": ui_message_id(run)}
+        assert second[0] == {"type": "start", "messageId": ui_message_id(run), "messageMetadata": facts}
         assert second[2] == {"type": "tool-output-available", "toolCallId": "c1", "output": "deleted"}
         assert second[-1]["messageMetadata"]["steps"] == [{"finishReason": "tool-calls"}, {"finishReason": "stop"}]
 
@@ -500,6 +501,6 @@ class TestUIMessage:
         cut = offsets[len(offsets) // 2]
         rest = list(ui_chunks(run, cut))
         after_cut = [chunk for offset, batch in whole if offset is not None and offset >= cut for chunk in batch]
-        assert _flat_chunks(rest)[0] == {"type": "start", "messageId": ui_message_id(run)}
+        assert _flat_chunks(rest)[0]["messageId"] == ui_message_id(run)
         assert _flat_chunks(rest)[1:] == after_cut
         run.abort("cleanup")

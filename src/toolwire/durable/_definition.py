@@ -98,6 +98,8 @@ class DurableAgent:
         self.tools: dict[str, Tool] = dict(probe.tools)
         fix_press_clocks(self.tools)
         self.max_background_tasks = probe.background.max_concurrency
+        self.model_facts = {"model": probe.model, "api": probe.adapter.api, "provider": probe.adapter.provider}
+        """The model, API and provider of its runs (what a UI message's metadata names)."""
         self._queues: set[str] = set()
         with _LOCK:
             if name in _DEFINITIONS:

@@ -31,7 +31,14 @@ def ui_chunks(
     run: DurableRun, offset: int = 0, *, message_id: str | None = None, timeout: float | None = None
 ) -> Iterator[tuple[int | None, list[Chunk]]]:
     """The chunks of the run's entries from `offset` to its next pause or its end, with each entry's offset."""
-    message = UIMessageStream(message_id=message_id or ui_message_id(run), tools=run.definition.tools)
+    facts = run.definition.model_facts
+    message = UIMessageStream(
+        message_id=message_id or ui_message_id(run),
+        tools=run.definition.tools,
+        model=facts["model"],
+        api=facts["api"],
+        provider=facts["provider"],
+    )
     if offset > 0:
         message.replay(_shown(run, offset, timeout))
     yield None, list(message.start())
