@@ -71,6 +71,25 @@ PAUSE_SCRIPT = [
     answer("Deleted, and the research is in."),
     answer("You're welcome."),
 ]
+NEVER = threading.Event()
+"""Never set: the stopped run's task would run until it is told to stop."""
+
+
+def _endless(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    while not context.abort_signal.aborted and not NEVER.wait(0.02):
+        pass
+    return {"topic": args["topic"], "summary": "unfinished"}
+
+
+ENDLESS = create_tool(
+    id="endless_research", description="Research forever.", input_schema=TOPIC, execute=_endless, background=True
+)
+STOP_SCRIPT = [
+    [call("c1", "endless_research", '{"topic": "tides"}'), StepFinished("tool-calls")],
+    answer("Started; it may take a while."),
+    answer("The research was lost; shall I start it again?"),
+    answer("Fine."),
+]
 SCRIPT = [
     [call("c1", "research", '{"topic": "tides"}'), StepFinished("tool-calls")],
     answer("Started."),
@@ -121,6 +140,24 @@ def served(node: Node, scripted_server: ScriptedServer) -> dict[str, tuple[dict[
             ],
         }
     )
+    stopped = ScriptedAdapter(list(STOP_SCRIPT))
+    stopped_url = scripted_server.serve(
+        "background-stopped",
+        UIChat(lambda: Agent(api=stopped, client=SCRIPTED_CLIENT, model="m", tools=[ENDLESS])),
+    )
+    flows.append(
+        {
+            "id": "stopped",
+            "kind": "chat",
+            "url": stopped_url,
+            "chatId": "background-stopped",
+            "steps": [
+                {"stopWhen": {"send": "Research tides", "part": "data-background-task"}},
+                {"send": "Any news?"},
+                {"send": "OK"},
+            ],
+        }
+    )
     timer = threading.Timer(1.0, RELEASE.set)  # the run pauses at once; the task ends a moment later
     timer.start()
     try:
@@ -130,12 +167,9 @@ def served(node: Node, scripted_server: ScriptedServer) -> dict[str, tuple[dict[
         RELEASE.set()
     return {
         "paused": (found["paused"], paused),
+        "stopped": (found["stopped"], stopped),
         **{kind: (found[kind], adapter) for kind, (_, adapter) in chats.items()},
     }
-
-
-def texts(message: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(part["type"], part.get("text", "")) for part in message["parts"] if part["type"] != "step-start"]
 
 
 def test_the_task_is_one_part_and_its_follow_up_turn_is_in_the_same_message(served: Any) -> None:
@@ -244,3 +278,20 @@ def test_both_drivers_wait_for_a_paused_run_s_tasks(mode: str) -> None:
     tasks = [chunk["data"]["status"] for chunk in chunks if chunk["type"] == "data-background-task"]
     assert tasks == ["running", "completed"]
     assert chunks[-1]["messageMetadata"]["paused"] is True
+
+
+def test_a_task_of_a_stopped_run_is_read_as_lost_before_the_next_prompt(served: Any) -> None:
+    """Stop while the run waits for its task: the next request tells the model the task was lost, then asks."""
+    found, adapter = served["stopped"]
+    assert "harnessError" not in found, found.get("harnessError")
+    assert found["statuses"] == [200, 200, 200]
+    next_prompt = adapter.requests[2]["messages"]
+    lost, prompt = next_prompt[-2:]
+    assert lost["role"] == "user"
+    assert "Tool 'endless_research' (call c1) was lost." in lost["content"][0]["text"]
+    assert prompt == {"role": "user", "content": [{"type": "text", "text": "Any news?"}]}
+    assert adapter.requests[3]["messages"] == [
+        *next_prompt,
+        {"role": "assistant", "content": [{"type": "text", "text": "The research was lost; shall I start it again?"}]},
+        {"role": "user", "content": [{"type": "text", "text": "OK"}]},
+    ]

@@ -48,6 +48,8 @@ class RunAgent:
         self.signal = AbortSignal()
         """Aborted when the browser goes away: the provider stream closes and tools see it."""
         self._warned = len(agent.warnings)
+        self._prompt: UserMessage | None = None
+        """The posted message, when the run must take it as its prompt (results go before it)."""
         self.client_tools = frozenset(name for name, tool in agent.tools.items() if tool.execute is None)
         """Tools without `execute`: the browser runs them and supplies their output."""
 
@@ -116,6 +118,36 @@ class RunAgent:
         """Background tasks that ended and wait to enter the conversation: (call id, tool, failed) by task id."""
         ended = [BackgroundTask.from_dict(item) for item in self.agent.background.export_state()["ended"]]
         return {t.task_id: (t.call.tool_call_id, t.call.tool_name, t.status != "completed") for t in ended}
+
+    def leftover_background(self) -> dict[str, Any] | None:
+        """Tasks left by a run that does not pause (stopped, failed): cancelled, exported for the next request."""
+        background = self.agent.background
+        if self.agent.result().paused or not background.active:
+            return None
+        background.cancel(reason="the run that started it ended")  # its results could reach no one here
+        return background.export_state()
+
+    def adopt_background(self, state: Mapping[str, Any] | None, history: Sequence[Message]) -> None:
+        """Take in the tasks an earlier request left (those of calls the conversation still has).
+
+        A task still running there is read as lost, an ended one with its result: the model learns
+        of each before the new prompt (which the run then takes as its prompt, as `Agent` places
+        results that came before one).
+        """
+        if not state:
+            return
+        calls = {part.tool_call_id for message in history for part in _calls(message)}
+        kept = {
+            kind: [task for task in state.get(kind, []) if task.get("call", {}).get("toolCallId") in calls]
+            for kind in ("running", "ended")
+        }
+        if not any(kept.values()):
+            return
+        self.agent.background.import_state(kept, self.agent.tools)
+        messages = self.agent.messages
+        if messages and isinstance(messages[-1], UserMessage):
+            self._prompt = messages[-1]
+            self.agent.messages = messages[:-1]
 
     # -- conversation ------------------------------------------------------------------------------
 
@@ -219,11 +251,13 @@ class RunAgent:
         The run waits for its background calls (`until_idle`) and answers them in the same
         message: the next request builds a fresh agent, so a result coming later would be lost.
         """
+        prompt = prompt if prompt is not None else self._prompt
         events = self.agent.stream(prompt, abort=self.signal, until_idle=True)
         return cast(Generator[Event, None, None], events)
 
     def aevents(self, prompt: Any = None) -> AsyncGenerator[Event, None]:
         """The run's events (async SDK client); waits for background calls too (see `events`)."""
+        prompt = prompt if prompt is not None else self._prompt
         events = self.agent.astream(prompt, abort=self.signal, until_idle=True)
         return cast(AsyncGenerator[Event, None], events)
 
@@ -268,3 +302,11 @@ def build_agent(factory: Callable[..., Agent], request: Any) -> Agent:
     if not isinstance(agent, Agent):
         raise TypeError(f"the agent factory must return a toolwire Agent, got {type(agent).__name__}")
     return agent
+
+
+def _calls(message: Message) -> list[ToolCall]:
+    return (
+        [part for part in message.content if isinstance(part, ToolCall)]
+        if isinstance(message, AssistantMessage)
+        else []
+    )

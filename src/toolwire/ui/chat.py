@@ -95,6 +95,7 @@ class UIChat:
                     f"{request.last_assistant_id!r} (they were answered already, or the server lost the run)",
                 )
             run.load(hidden.restore(request.conversation.messages, (record or {}).get("hidden", {})))
+            run.adopt_background((record or {}).get("background"), request.conversation.messages)
         except ChatRequestError:
             if record is not None:
                 self.store.save(key, record)  # a refused request leaves the run waiting
@@ -318,6 +319,9 @@ class ChatTurn:
         hidden.collect(self.run.messages, self.run.tools, self.hidden)
         record: dict[str, Any] = {"hidden": self.hidden} if self.hidden else {}
         state = self.run.paused_state() if finished else None
+        left = self.run.leftover_background() if state is None else None
+        if left is not None:
+            record["background"] = left
         if state is not None:
             record["paused"] = {
                 "agent": state,
