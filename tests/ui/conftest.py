@@ -352,5 +352,12 @@ def scripted_server() -> Iterator[ScriptedServer]:
     async def respond(request: Request) -> Response:
         return await chats[request.path_params["name"]].respond(request)
 
-    with served(Starlette(routes=[Route("/chats/{name}", respond, methods=["POST"])])) as url:
+    async def resume(request: Request) -> Response:
+        return await chats[request.path_params["name"]].respond_resume(request)
+
+    routes = [
+        Route("/chats/{name}", respond, methods=["POST"]),
+        Route("/chats/{name}/{chat_id}/stream", resume, methods=["GET"]),
+    ]
+    with served(Starlette(routes=routes)) as url:
         yield ScriptedServer(url, chats)

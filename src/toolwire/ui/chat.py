@@ -138,6 +138,21 @@ class UIChat:
             return UIMessageStreamResponse(aencode_sse(turn.achunks()), on_disconnect=turn.stop)
         return UIMessageStreamResponse(encode_sse(turn.chunks()), on_disconnect=turn.stop)
 
+    async def respond_resume(self, request: Request) -> Response:
+        """The answer to `useChat({resume: true})`'s `GET {api}/{chatId}/stream`: 204, no stream to resume.
+
+        A run ends when its client leaves (and a paused run's stream has ended), so no response
+        is ever still being produced; 204 tells the client so, and it shows the messages it has.
+
+        Raises:
+            MissingExtraError: Starlette is not installed (`pip install 'toolwire[ui]'`).
+        """
+        del request
+        with optional_imports("UIChat.respond_resume", "ui"):
+            from starlette.responses import Response
+
+        return Response(status_code=204)
+
     def sse(self, body: Any) -> Iterator[bytes]:
         """The response body for a request (sync agent client); framework-free.
 
