@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 
 from toolwire.codemode._child_privileges import _allows, _blocker
-from toolwire.codemode._child_seccomp import AUDIT_ARCH, BLOCKED, BLOCKED_IOCTLS, IOCTL, seccomp_program
+from toolwire.codemode._child_seccomp import (
+    AUDIT_ARCH,
+    BLOCKED,
+    BLOCKED_FCNTLS,
+    BLOCKED_IOCTLS,
+    FCNTL,
+    IOCTL,
+    seccomp_program,
+)
 from toolwire.codemode.local import isolation_from_layers
 from toolwire.codemode.runner import runner_source
 
@@ -117,6 +125,26 @@ class TestSeccompFilter:
             assert run_filter(program, IOCTL[machine], AUDIT_ARCH[machine], (3, command)) == EPERM, name
             high_bits = (1 << 32) | command  # the kernel reads the command as 32 bits
             assert run_filter(program, IOCTL[machine], AUDIT_ARCH[machine], (3, high_bits)) == EPERM, name
+
+    def test_setting_a_files_owner_or_signal_fails_with_eperm(self, machine: str) -> None:
+        """F_SETOWN, F_SETOWN_EX, F_SETSIG, FIOSETOWN and SIOCSPGRP would signal the host on I/O."""
+        program = seccomp_program(machine)
+        assert program is not None
+        for command in BLOCKED_FCNTLS.values():
+            assert run_filter(program, FCNTL[machine], AUDIT_ARCH[machine], (3, command)) == EPERM, command
+        for name in ("FIOSETOWN", "SIOCSPGRP"):
+            assert run_filter(program, IOCTL[machine], AUDIT_ARCH[machine], (3, BLOCKED_IOCTLS[name])) == EPERM
+
+    def test_other_fcntls_are_allowed(self, machine: str) -> None:
+        """F_GETFL, F_SETFL, F_GETOWN and F_SETFD, which Python itself uses, pass."""
+        program = seccomp_program(machine)
+        assert program is not None
+        for command in (3, 4, 9, 2):
+            assert run_filter(program, FCNTL[machine], AUDIT_ARCH[machine], (3, command)) == ALLOW
+
+    def test_prctl_is_refused_so_the_parent_death_signal_stays(self, machine: str) -> None:
+        """The runner arms PR_SET_PDEATHSIG before the filter; the program cannot clear it."""
+        assert "prctl" in BLOCKED[machine]
 
     def test_other_ioctls_are_allowed(self, machine: str) -> None:
         """TCGETS and FIONREAD, which Python itself uses, pass."""

@@ -5,7 +5,9 @@ Every listed syscall fails with EPERM; any syscall ABI but the native one (x32, 
 the process. Beyond sockets, processes, namespaces and mounts, the list closes what Landlock
 leaves open: metadata writes on files (chmod, chown, utime, extended attributes, and the
 `FS_IOC_SETFLAGS`/`FS_IOC_FSSETXATTR` ioctls), memory the address-space limit does not count
-(memfd, System V IPC, POSIX message queues), and file-system watches (inotify, fanotify).
+(memfd, System V IPC, POSIX message queues), file-system watches (inotify, fanotify), signals
+through a file's owner (`F_SETOWN`, `F_SETSIG`, `FIOSETOWN`), and `prctl` (so the parent-death
+signal cannot be cleared; the runner needs no `prctl` once the filter is on).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ BLOCKED: dict[str, dict[str, int]] = {
         "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199,
         "memfd_create": 319, "shmget": 29, "shmat": 30, "shmctl": 31, "msgget": 68, "semget": 64, "mq_open": 240,
         "inotify_init": 253, "inotify_init1": 294, "inotify_add_watch": 254, "fanotify_init": 300,
-        "fanotify_mark": 301,
+        "fanotify_mark": 301, "prctl": 157,
     },
     "aarch64": {
         **_COMMON,
@@ -53,6 +55,7 @@ BLOCKED: dict[str, dict[str, int]] = {
         "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16,
         "memfd_create": 279, "shmget": 194, "shmat": 196, "shmctl": 195, "msgget": 186, "semget": 190,
         "mq_open": 180, "inotify_init1": 26, "inotify_add_watch": 27, "fanotify_init": 262, "fanotify_mark": 263,
+        "prctl": 167,
     },
 }  # fmt: skip
 IOCTL = {"x86_64": 16, "aarch64": 29}
@@ -62,10 +65,20 @@ BLOCKED_IOCTLS = {
     "FS_IOC_SETVERSION": 0x40087602,
     "FS_IOC32_SETVERSION": 0x40047602,
     "FS_IOC_FSSETXATTR": 0x401C5820,  # project ids and the same flags, xfs-style
+    "FIOSETOWN": 0x8901,  # the same as F_SETOWN below
+    "SIOCSPGRP": 0x8902,
+}
+FCNTL = {"x86_64": 72, "aarch64": 25}
+BLOCKED_FCNTLS = {
+    # A file's owner gets a signal (SIGIO kills by default, F_SETSIG picks any) on I/O: a way to
+    # signal the host that `kill` and Landlock's signal scope (ABI 6+ only) do not both cover.
+    "F_SETOWN": 8,
+    "F_SETSIG": 10,
+    "F_SETOWN_EX": 15,
 }
 AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}
 _X32_BIT = 0x40000000
-_IOCTL_COMMAND = 24  # offset of the low 32 bits of args[1] in `struct seccomp_data` (little-endian)
+_COMMAND = 24  # offset of the low 32 bits of args[1] (ioctl's and fcntl's command) in `struct seccomp_data`
 
 _RET_KILL_PROCESS = 0x80000000
 _RET_ERRNO_EPERM = 0x00050000 | 1
@@ -89,11 +102,16 @@ def seccomp_program(machine: str) -> bytes | None:
     if machine == "x86_64":
         program.append((_JGE, "deny", None, _X32_BIT))  # the x32 ABI shares the arch value
     program += [(_JEQ, "deny", None, number) for number in sorted(set(blocked.values()))]
-    program += [(_JEQ, "ioctl", None, IOCTL[machine]), (_RET, None, None, _RET_ALLOW)]
-    labels["ioctl"] = len(program)
-    program.append((_LOAD, None, None, _IOCTL_COMMAND))
-    program += [(_JEQ, "deny", None, command) for command in sorted(BLOCKED_IOCTLS.values())]
-    program.append((_RET, None, None, _RET_ALLOW))
+    program += [
+        (_JEQ, "ioctl", None, IOCTL[machine]),
+        (_JEQ, "fcntl", None, FCNTL[machine]),
+        (_RET, None, None, _RET_ALLOW),
+    ]
+    for label, commands in (("ioctl", BLOCKED_IOCTLS), ("fcntl", BLOCKED_FCNTLS)):
+        labels[label] = len(program)
+        program.append((_LOAD, None, None, _COMMAND))
+        program += [(_JEQ, "deny", None, command) for command in sorted(commands.values())]
+        program.append((_RET, None, None, _RET_ALLOW))
     labels["deny"] = len(program)
     program.append((_RET, None, None, _RET_ERRNO_EPERM))
 
