@@ -2,8 +2,9 @@
 
 A handler (or a library between it and toolwire) can echo a secret percent-encoded in either
 hex case, with `/` left as is, form-encoded, upper-cased, in base64 (standard or URL-safe,
-with or without padding, inside a Basic `user:secret` credential), in hex, or as JSON and HTML
-escapes. None of those spellings may reach the model, the display, an error or a log line.
+with or without padding, inside a Basic `user:secret` credential), in hex, or as JSON, Python
+(`\\U`, octal) and HTML escapes. None of those spellings may reach the model, the display, an
+error or a log line.
 """
 
 from __future__ import annotations
@@ -83,6 +84,9 @@ SPELLINGS: dict[str, Callable[[str], str]] = {
     "HTML decimal references": lambda s: "".join(f"&#{ord(c)};" for c in s),
     "HTML hex references": lambda s: "".join(f"&#x{ord(c):X};" for c in s),
     "Python bytes repr": lambda s: repr(s.encode())[2:-1],
+    "Python \\U escapes of every character": lambda s: "".join(f"\\U{ord(c):08x}" for c in s),
+    "octal escapes of every byte (C, Python)": lambda s: "".join(f"\\{b:03o}" for b in s.encode()),
+    "octal escapes without leading zeros": lambda s: "".join(f"\\{b:o}" for b in s.encode()),
 }
 
 

@@ -2,8 +2,8 @@
 
 A handler, or a library between it and us, can send a secret back spelled differently. So
 the text is also read decoded, one level at a time (up to `MAX_DECODINGS` levels, so a value
-encoded twice or three times is read too): percent-encoding in either hex case, `\\x`, `\\u`
-and short backslash escapes (JSON, Python), and HTML character references, in any mix. Each
+encoded twice or three times is read too): percent-encoding in either hex case, `\\x`, `\\u`,
+`\\U`, octal and short backslash escapes (JSON, Python, C), and HTML character references, in any mix. Each
 level is searched for every secret in any letter case (`+` also standing for a space), the
 whole value in hex, and its base64, standard or URL-safe, padded or not, also inside a longer
 base64 text such as a Basic `user:secret` credential (there the first and last characters
@@ -36,6 +36,8 @@ _ENCODED = re.compile(
     r"(?<=%)(?P<percent>[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*)"
     r"|(?<=\\)(?:x(?P<byte>[0-9A-Fa-f]{2}(?:\\x[0-9A-Fa-f]{2})*)"
     r"|u(?P<utf16>[0-9A-Fa-f]{4}(?:\\u[0-9A-Fa-f]{4})*)"
+    r"|U(?P<wide>[0-9A-Fa-f]{8}(?:\\U[0-9A-Fa-f]{8})*)"
+    r"|(?P<octal>[0-7]{1,3}(?:\\[0-7]{1,3})*)"
     r"|(?P<short>[\"'\\/nrtbf]))"
     r"|(?<=&)(?P<entity>#[0-9]{1,8}|#[xX][0-9A-Fa-f]{1,8}|amp|lt|gt|quot|apos);)"
 )
@@ -155,6 +157,10 @@ def _segments(run: str) -> Iterator[Segment]:
             start += size
     elif run[0] == "&":
         yield _entity(run[1:-1]), 0, len(run), 0
+    elif run[1] == "U":
+        yield "".join(_code_point(int(run[i + 2 : i + 10], 16)) for i in range(0, len(run), 10)), 0, len(run), 10
+    elif run[1] in _OCTAL_DIGITS:
+        yield from _octal_segments(run)
     elif run[1] == "u":
         units = [int(run[i + 2 : i + 6], 16) for i in range(0, len(run), 6)]
         joined = "".join(map(chr, units)).encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
@@ -170,12 +176,34 @@ def _segments(run: str) -> Iterator[Segment]:
         yield _SHORT[run[1]], 0, 2, 0
 
 
+_OCTAL_DIGITS = frozenset("01234567")
+
+
+def _octal_segments(run: str) -> Iterator[Segment]:
+    """C and Python octal escapes (`\\123`, one to three digits): bytes, read as UTF-8 where they are."""
+    escapes = [(m.start(), m.end()) for m in re.finditer(r"\\[0-7]{1,3}", run)]
+    data = bytes(int(run[start + 1 : end], 8) & 0xFF for start, end in escapes)
+    try:
+        chars = data.decode("utf-8")
+    except UnicodeDecodeError:
+        chars = data.decode("latin-1")
+    at = 0
+    for char in chars:
+        size = len(char.encode("utf-8")) if len(chars) != len(data) else 1
+        yield char, escapes[at][0], escapes[at + size - 1][1], 0
+        at += size
+
+
+def _code_point(value: int) -> str:
+    return chr(value) if value < 0x110000 else "\ufffd"
+
+
 def _entity(name: str) -> str:
     """A character reference as written, any code point (`html.unescape` drops control characters)."""
     if not name.startswith("#"):
         return _NAMED[name]
     code = int(name[2:], 16) if name[1] in "xX" else int(name[1:])
-    return chr(code) if code < 0x110000 else "\ufffd"
+    return _code_point(code)
 
 
 def _levels(text: str, alphabet: frozenset[str]) -> Iterator[_Level]:
