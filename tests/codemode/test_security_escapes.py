@@ -13,6 +13,7 @@ import select
 import signal
 import subprocess
 import sys
+import sysconfig
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -158,3 +159,19 @@ class TestForeignAbiLive:
             """
         )
         assert (await run(code)).result == [-1, 1]
+
+
+@pytest.mark.usefixtures("needs_filesystem_isolation")
+class TestThirdPartyPackages:
+    async def test_the_base_interpreters_site_packages_cannot_be_read(self, run: Runner) -> None:
+        """Landlock grants the standard library whole; the `site-packages` inside it is covered by an empty tmpfs."""
+        site_packages = os.path.join(sysconfig.get_paths()["stdlib"], "site-packages")
+        if not os.path.isdir(site_packages) or not os.listdir(site_packages):
+            pytest.skip(f"{site_packages} holds nothing to hide on this machine")
+        code = program(
+            f"""
+            import os
+            return os.listdir({site_packages!r})
+            """
+        )
+        assert (await run(code)).result == []

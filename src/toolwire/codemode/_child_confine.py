@@ -6,8 +6,9 @@ each best effort and each reported back so the host can refuse a child weaker th
 1. rlimits: address space, CPU seconds, open files, file size, no core dumps, no processes.
 2. namespaces (Linux): new mount, network, IPC, UTS and cgroup namespaces, so no interface
    but a downed loopback exists; the scratch directory becomes a private, size-limited tmpfs
-   (gone with the process). A root runner creates them as root and then becomes the
-   unprivileged `run_as` user; any other runner needs a user namespace (mapping its own ids).
+   (gone with the process), and the base interpreter's `site-packages` is covered by an empty
+   one. A root runner creates them as root and then becomes the unprivileged `run_as` user;
+   any other runner needs a user namespace (mapping its own ids).
 3. privileges (`_child_privileges`): no capability in any set, SIGKILL when the host dies.
 4. Landlock (Linux 5.13+): reads only beneath the interpreter's own files, reads and writes
    only beneath the scratch directory; TCP bind/connect denied (ABI 4+); no signals or
@@ -49,7 +50,7 @@ _SECCOMP_MODE_FILTER = 2
 
 _CLONE_NEWUSER, _CLONE_NEWNET, _CLONE_NEWIPC = 0x10000000, 0x40000000, 0x08000000
 _CLONE_NEWUTS, _CLONE_NEWCGROUP, _CLONE_NEWNS = 0x04000000, 0x02000000, 0x00020000
-_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 1 << 14, 1 << 18
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 1, 2, 4, 8, 1 << 14, 1 << 18
 
 _LANDLOCK_CREATE, _LANDLOCK_ADD_RULE, _LANDLOCK_RESTRICT = 444, 445, 446
 _READ_FS = (1 << 2) | (1 << 3)  # READ_FILE, READ_DIR
@@ -70,6 +71,8 @@ def confine(settings: dict[str, Any], scratch: str) -> dict[str, Any]:
     private = "mount" in namespaces and _make_private(libc)
     if private and run_as is not None:
         open_import_path(libc, *run_as, keep=[scratch])
+    if private:
+        layers["site_packages_hidden"] = _hide_site_packages(libc)
     switch = run_as is not None and _can_become(*run_as)
     if private:
         layers["tmpfs"] = _mount_scratch(libc, scratch, int(settings["scratch_bytes"]), run_as if switch else None)
@@ -196,6 +199,20 @@ def _make_private(libc: Any) -> bool:
     """Stop mount propagation, so nothing mounted here can reach the host's namespace."""
     libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
     return bool(libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) == 0)
+
+
+def _hide_site_packages(libc: Any) -> bool:
+    """Cover the base interpreter's `site-packages` (inside the readable standard library) with an empty tmpfs.
+
+    `python -I -S` imports nothing from it, but Landlock grants the standard library as a whole:
+    without this, the program could read every third-party package installed there.
+    """
+    flags = _MS_NOSUID | _MS_NODEV | _MS_NOEXEC | _MS_RDONLY
+    hidden = True
+    for path in sorted({os.path.join(p, name) for p in sys.path if p for name in ("site-packages", "dist-packages")}):
+        if os.path.isdir(path):
+            hidden = libc.mount(b"tmpfs", path.encode(), b"tmpfs", flags, b"size=4k,mode=0555") == 0 and hidden
+    return hidden
 
 
 def _mount_scratch(libc: Any, scratch: str, size: int, owner: tuple[int, int] | None) -> bool:
