@@ -84,7 +84,8 @@ class Isolation:
         if self.filesystem:
             sentences.append(
                 "Its working directory is a fresh, empty scratch directory deleted after the run; apart from "
-                "reading the Python standard library, it cannot read or write any other file."
+                "reading the Python standard library and the shared libraries it loads, it cannot read or write any "
+                "other file."
             )
         else:
             sentences.append(
