@@ -235,8 +235,22 @@ class TestToolErrorsLeakNoHostPaths:
                 RuntimeError('File "/opt/app/src/tools/x.py", line 3, in run'),
                 'RuntimeError: File "[path]", line 3, in run',
             ),
+            (RuntimeError("cannot open path:/srv/app/secret.db"), "RuntimeError: cannot open path:[path]"),
+            (RuntimeError("engine sqlite:///srv/app/db.sqlite is locked"), "RuntimeError: engine [path] is locked"),
+            (ValueError("see file:/etc/passwd"), "ValueError: see [path]"),
         ],
-        ids=["posix", "errno", "windows", "unc", "file url", "home", "traceback line"],
+        ids=[
+            "posix",
+            "errno",
+            "windows",
+            "unc",
+            "file url",
+            "home",
+            "traceback line",
+            "after a colon",
+            "url without authority",
+            "file url with one slash",
+        ],
     )
     async def test_a_host_path_in_an_exception_is_scrubbed_for_the_client_and_logged_whole(
         self,
@@ -261,6 +275,29 @@ class TestToolErrorsLeakNoHostPaths:
         async with connect(build_server([_raiser(RuntimeError(message))], name="demo", version="1")) as client:
             result = await client.call_tool("boom", {})
         assert result.content[0].text == f"Tool 'boom' failed: RuntimeError: {message}"
+
+    @pytest.mark.parametrize(
+        ("message", "shown"),
+        [
+            (
+                "could not connect to postgresql://admin:hunter2@db.internal:5432/prod",
+                "could not connect to postgresql://[credentials]@db.internal:5432/prod",
+            ),
+            ("redis://:s3cret@10.0.0.5:6379/0 refused", "redis://[credentials]@10.0.0.5:6379/0 refused"),
+            (
+                "clone https://ghp_token@github.com/org/repo.git failed",
+                "clone https://[credentials]@github.com/org/repo.git failed",
+            ),
+        ],
+        ids=["user and password", "password only", "token as user"],
+    )
+    async def test_credentials_in_a_url_are_scrubbed(
+        self, message: str, shown: str, connect: Callable[..., Client]
+    ) -> None:
+        """A database DSN or a clone URL in an exception keeps its host but not its `user:password@`."""
+        async with connect(build_server([_raiser(ConnectionError(message))], name="demo", version="1")) as client:
+            result = await client.call_tool("boom", {})
+        assert result.content[0].text == f"Tool 'boom' failed: ConnectionError: {shown}"
 
     async def test_a_tool_error_is_the_authors_own_words_and_passes_unchanged(
         self, connect: Callable[..., Client]
@@ -301,7 +338,7 @@ class TestScrubbingProperties:
     @given(
         segments=st.lists(_SEGMENT, min_size=1, max_size=6),
         style=st.sampled_from(["posix", "windows", "windows repr", "unc", "home", "file url"]),
-        before=st.sampled_from([" ", " '", ' "', " (", " [", "=", " <"]),
+        before=st.sampled_from([" ", " '", ' "', " (", " [", "=", " <", " path:"]),
         after=st.sampled_from(["", " ", "'", '"', ")", "]", ",", ";", ">"]),
     )
     def test_any_host_path_is_replaced_whole(self, segments: list[str], style: str, before: str, after: str) -> None:
