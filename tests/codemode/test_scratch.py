@@ -6,6 +6,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from toolwire.codemode._scratch import SCRATCH_PREFIX, drop_scratch, make_scratch
 
 
@@ -55,3 +57,19 @@ def test_symlinks_and_other_names_are_left_alone(tmp_path: Path) -> None:
     drop_scratch(make_scratch(str(tmp_path)))
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([target.name, link.name, other.name])
     assert (target / "keep.txt").read_text() == "x"
+
+
+def test_a_directory_swapped_for_a_symlink_after_listing_is_never_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A local user racing the sweep: even when the symlink check is passed, no mode outside changes."""
+    outside = tmp_path / "outside"
+    outside.mkdir(mode=0o755)
+    outside.chmod(0o755)
+    stale = tmp_path / f"{SCRATCH_PREFIX}{_dead_pid()}-race"
+    stale.mkdir()
+    (stale / "swapped").symlink_to(outside)
+    monkeypatch.setattr(os.path, "islink", lambda path: False)  # the race, won: every check sees a directory
+    drop_scratch(make_scratch(str(tmp_path)))
+    monkeypatch.undo()
+    assert (sorted(p.name for p in tmp_path.iterdir()), outside.stat().st_mode & 0o777) == (["outside"], 0o755)

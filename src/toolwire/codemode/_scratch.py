@@ -74,15 +74,34 @@ def _stale(pid: int, owner: int) -> bool:
 
 
 def remove_tree(path: str) -> None:
-    """Delete a scratch directory the program may have made unreadable; symlinks are never followed."""
+    """Delete a scratch directory the program may have made unreadable; symlinks are never followed.
+
+    Not even one swapped in for a directory after it was listed (a local user racing the sweep of
+    a shared temporary directory): subdirectories are reached through `os.fwalk`'s descriptors and
+    opened with `O_NOFOLLOW` before their mode changes.
+    """
     if os.path.islink(path) or not os.path.isdir(path):
         return
+    _unlock(path)
     with contextlib.suppress(OSError):
-        os.chmod(path, 0o700)
-    for root, directories, _ in os.walk(path):
-        for name in directories:
-            child = os.path.join(root, name)
-            if not os.path.islink(child):
-                with contextlib.suppress(OSError):
-                    os.chmod(child, 0o700)
+        for _, directories, _, root_fd in os.fwalk(path, follow_symlinks=False):
+            for name in directories:
+                _unlock(name, root_fd)
     shutil.rmtree(path, ignore_errors=True)
+
+
+def _unlock(name: str, dir_fd: int | None = None) -> None:
+    """Make a directory removable (0700), never through a symlink."""
+    if not hasattr(os, "O_PATH"):  # macOS and the BSDs have lchmod
+        with contextlib.suppress(OSError, NotImplementedError):
+            os.chmod(name, 0o700, dir_fd=dir_fd, follow_symlinks=False)
+        return
+    try:
+        fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_DIRECTORY, dir_fd=dir_fd)
+    except OSError:
+        return  # a symlink (or gone)
+    try:
+        with contextlib.suppress(OSError):
+            os.chmod(f"/proc/self/fd/{fd}", 0o700)  # Linux has no lchmod: chmod the opened directory itself
+    finally:
+        os.close(fd)
