@@ -114,6 +114,8 @@ class TestSeccompFilter:
             "inotify_init1",
             "inotify_add_watch",
             "fanotify_init",
+            "listmount",
+            "statmount",
         }
         assert essentials <= set(BLOCKED[machine])
 

@@ -175,3 +175,24 @@ class TestThirdPartyPackages:
             """
         )
         assert (await run(code)).result == []
+
+
+class TestMountTable:
+    async def test_the_hosts_mount_table_cannot_be_listed(self, run: Runner) -> None:
+        """`listmount` (Linux 6.8+) would name every host mount that Landlock hides in `/proc/self/mountinfo`."""
+        code = program(
+            """
+            import ctypes, struct
+            libc = ctypes.CDLL(None, use_errno=True)
+            request = struct.pack("=IIQQQ", 32, 0, 0xFFFFFFFFFFFFFFFF, 0, 0)  # every mount under the root
+            ids = (ctypes.c_uint64 * 64)()
+            listed = [libc.syscall(458, ctypes.c_char_p(request), ids, 64, 0), ctypes.get_errno()]
+            try:
+                open("/proc/self/mountinfo").read()
+                proc = "read"
+            except PermissionError as error:
+                proc = error.errno
+            return [listed, proc]
+            """
+        )
+        assert (await run(code)).result == [[-1, 1], 13]

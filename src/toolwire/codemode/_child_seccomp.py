@@ -6,8 +6,9 @@ the process. Beyond sockets, processes, namespaces and mounts, the list closes w
 leaves open: metadata writes on files (chmod, chown, utime, extended attributes, and the
 `FS_IOC_SETFLAGS`/`FS_IOC_FSSETXATTR` ioctls), memory the address-space limit does not count
 (memfd, System V IPC, POSIX message queues), file-system watches (inotify, fanotify), signals
-through a file's owner (`F_SETOWN`, `F_SETSIG`, `FIOSETOWN`), and `prctl` (so the parent-death
-signal cannot be cleared; the runner needs no `prctl` once the filter is on).
+through a file's owner (`F_SETOWN`, `F_SETSIG`, `FIOSETOWN`), `prctl` (so the parent-death
+signal cannot be cleared; the runner needs no `prctl` once the filter is on), and the mount
+table (`listmount`, `statmount`: the host's mounts, which Landlock hides in /proc).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ _COMMON = {
     "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
     "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "process_madvise": 440,
     "process_mrelease": 448, "memfd_secret": 447, "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466,
-    "open_tree_attr": 467, "file_setattr": 469,
+    "open_tree_attr": 467, "file_setattr": 469, "statmount": 457, "listmount": 458,
 }  # fmt: skip
 BLOCKED: dict[str, dict[str, int]] = {
     "x86_64": {
