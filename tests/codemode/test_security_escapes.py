@@ -196,3 +196,29 @@ class TestMountTable:
             """
         )
         assert (await run(code)).result == [[-1, 1], 13]
+
+
+class TestScheduling:
+    @pytest.mark.parametrize(
+        "statement",
+        [
+            "os.setpriority(os.PRIO_PROCESS, os.getppid(), 19)",
+            "os.setpriority(os.PRIO_USER, os.getuid(), 19)",
+            "os.sched_setscheduler(os.getppid(), os.SCHED_IDLE, os.sched_param(0))",
+            "os.sched_setaffinity(os.getppid(), {0})",
+            "os.nice(1)",
+        ],
+    )
+    async def test_no_process_can_be_reniced_or_rescheduled(self, run: Runner, statement: str) -> None:
+        """A runner with the host's uid (a non-root host) could otherwise starve the host: EPERM for every pid."""
+        code = program(
+            f"""
+            import os
+            try:
+                {statement}
+            except OSError as error:
+                return error.errno
+            return "succeeded"
+            """
+        )
+        assert (await run(code)).result == 1

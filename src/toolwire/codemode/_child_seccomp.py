@@ -7,8 +7,10 @@ leaves open: metadata writes on files (chmod, chown, utime, extended attributes,
 `FS_IOC_SETFLAGS`/`FS_IOC_FSSETXATTR` ioctls), memory the address-space limit does not count
 (memfd, System V IPC, POSIX message queues), file-system watches (inotify, fanotify), signals
 through a file's owner (`F_SETOWN`, `F_SETSIG`, `FIOSETOWN`), `prctl` (so the parent-death
-signal cannot be cleared; the runner needs no `prctl` once the filter is on), and the mount
-table (`listmount`, `statmount`: the host's mounts, which Landlock hides in /proc).
+signal cannot be cleared; the runner needs no `prctl` once the filter is on), the mount
+table (`listmount`, `statmount`: the host's mounts, which Landlock hides in /proc), and
+scheduling (nice, policy, affinity, I/O priority: with the host's uid, a runner could starve
+the host, since no pid namespace hides it and Landlock does not cover these calls).
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ BLOCKED: dict[str, dict[str, int]] = {
         "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198, "fremovexattr": 199,
         "memfd_create": 319, "shmget": 29, "shmat": 30, "shmctl": 31, "msgget": 68, "semget": 64, "mq_open": 240,
         "inotify_init": 253, "inotify_init1": 294, "inotify_add_watch": 254, "fanotify_init": 300,
-        "fanotify_mark": 301, "prctl": 157,
+        "fanotify_mark": 301, "prctl": 157, "setpriority": 141, "sched_setparam": 142, "sched_setscheduler": 144,
+        "sched_setaffinity": 203, "sched_setattr": 314, "ioprio_set": 251,
     },
     "aarch64": {
         **_COMMON,
@@ -56,7 +59,8 @@ BLOCKED: dict[str, dict[str, int]] = {
         "lsetxattr": 6, "fsetxattr": 7, "removexattr": 14, "lremovexattr": 15, "fremovexattr": 16,
         "memfd_create": 279, "shmget": 194, "shmat": 196, "shmctl": 195, "msgget": 186, "semget": 190,
         "mq_open": 180, "inotify_init1": 26, "inotify_add_watch": 27, "fanotify_init": 262, "fanotify_mark": 263,
-        "prctl": 167,
+        "prctl": 167, "setpriority": 140, "sched_setparam": 118, "sched_setscheduler": 119, "sched_setaffinity": 122,
+        "sched_setattr": 274, "ioprio_set": 30,
     },
 }  # fmt: skip
 IOCTL = {"x86_64": 16, "aarch64": 29}
