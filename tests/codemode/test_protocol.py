@@ -87,6 +87,14 @@ class TestViolations:
                 b'{"jsonrpc": "2.0", "method": "done", "params": {"ok": true, "result": NaN}}\n',
                 "a frame that is not JSON (ValueError)",
             ),
+            (
+                b'{"jsonrpc": "2.0", "method": "done", "params": {"ok": true, "result": [1e400]}}\n',
+                "a frame that is not JSON (ValueError)",
+            ),
+            (
+                b'{"jsonrpc": "2.0", "method": "call", "id": 1, "params": {"tool": "t", "input": {"a": -1e999}}}\n',
+                "a frame that is not JSON (ValueError)",
+            ),
             (b"[1, 2]\n", "a frame that is not a JSON-RPC 2.0 object"),
             (b'{"method": "done", "params": {"ok": true}}\n', "a frame that is not a JSON-RPC 2.0 object"),
             (b'{"jsonrpc": "2.0", "params": {}}\n', "a frame without a method"),

@@ -205,6 +205,21 @@ class TestForgedResults:
             name="ResultTooLarge", message="the result is 5002 bytes of JSON; the limit is 1000: return less data"
         )
 
+    async def test_a_forged_done_with_an_overflowing_number_is_a_protocol_error(self, run: Runner) -> None:
+        """`1e400` parses as infinity, which JSON cannot carry: refused like `Infinity`, never a host ValueError."""
+        code = program(
+            """
+            os.write(fd, b'{"jsonrpc":"2.0","method":"done","params":{"ok":true,"result":[1e400]}}\\n')
+            import time
+            time.sleep(60)
+            """
+        )
+        result = await run(code)
+        assert result.error == CodeModeError(
+            name="ProtocolError",
+            message="the sandbox broke the protocol (a frame that is not JSON (ValueError)) and was stopped",
+        )
+
     @pytest.mark.parametrize(
         ("method", "inner"),
         [("done", '"\\\\ud800"'), ("done", "1"), ("call", "1"), ("log", '"\\\\udfff"')],

@@ -16,16 +16,18 @@ response per call or lookup: `{"jsonrpc": "2.0", "id": n, "result": ...}` or
 
 Only `json.loads` ever touches the child's bytes: nothing is unpickled, unmarshalled or
 evaluated. A line that is not UTF-8 JSON, not an object, holds a value nested deeper than
-`MAX_NESTING` levels (so nothing downstream can run out of recursion), uses NaN or Infinity,
-or has a known method with a malformed shape is a `ProtocolViolation` (the host kills the
-child). Frames with an unknown method, and responses (the host never asks the
-child anything, so their ids are unknown), are ignored. Lone surrogates in strings become
+`MAX_NESTING` levels (so nothing downstream can run out of recursion), uses NaN or Infinity
+(also spelled as a number too large for a float, `1e400`), or has a known method with a
+malformed shape is a `ProtocolViolation` (the host kills the child). Frames with an unknown
+method, and responses (the host never asks the child anything, so their ids are unknown), are
+ignored. Lone surrogates in strings become
 U+FFFD so nothing downstream fails to encode them.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -137,7 +139,7 @@ def parse_frame(line: bytes) -> Frame:
 def _load(line: bytes) -> dict[str, Any]:
     try:
         text = line.decode("utf-8")
-        message = json.loads(text, parse_constant=_reject_constant)
+        message = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ProtocolViolation(f"a frame that is not JSON ({type(exc).__name__})") from None
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
@@ -174,6 +176,14 @@ def json_size(value: Any) -> int:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    """A number too large for a float (`1e400`) would become infinity, which JSON cannot carry."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text[:40]} is out of range")
+    return value
 
 
 def scrub_surrogates(value: Any) -> Any:
