@@ -196,6 +196,35 @@ class TestDeepAnswers:
             f"{MAX_ANSWER_DEPTH} levels"
         )
 
+    @pytest.mark.parametrize(
+        ("answer", "problem"),
+        [
+            ('{"content": {"x": NaN}}', "NaN is not a JSON number"),
+            ('{"content": [-Infinity]}', "-Infinity is not a JSON number"),
+            ('{"content": 1e400}', "a number too large for a float"),
+        ],
+        ids=["NaN", "-Infinity", "overflowing number"],
+    )
+    async def test_an_answer_with_a_number_json_cannot_carry_is_a_clear_target_error(
+        self, answer: str, problem: str, make_host: Any, make_tool: Any, call: Any
+    ) -> None:
+        """Python's parser reads these as floats that no provider request or UI stream can encode."""
+        tool = make_tool(
+            {"type": "app", "component": "api", "path": "/reflect", "method": "POST", "body": "${input}"}, make_host()
+        )
+        result = await call(tool, {"answer": answer, "media": "application/json"})
+        assert result.output["value"] == (
+            f"Tool 'probe' failed: TargetResponseError: the handler's JSON answer is not valid JSON ({problem})"
+        )
+
+    async def test_a_builtin_returning_nan_is_a_clear_target_error(self, make_tool: Any, call: Any) -> None:
+        """A host handler's computed float obeys the same rule."""
+        host = TargetHost(builtins={"ratio": lambda value: {"content": {"ratio": float("nan")}}})
+        result = await call(make_tool({"type": "builtin", "name": "ratio"}, host))
+        assert result.output["value"] == (
+            "Tool 'probe' failed: TargetResponseError: builtin 'ratio''s answer holds nan, which JSON cannot carry"
+        )
+
     @settings(max_examples=60, deadline=None)
     @given(depth=st.integers(min_value=0, max_value=3 * MAX_ANSWER_DEPTH))
     def test_the_depth_limit_is_exact_and_never_a_recursion_error(self, depth: int) -> None:

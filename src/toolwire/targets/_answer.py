@@ -16,6 +16,7 @@ in front of the user that would run the app's own targets with the app's identit
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -219,19 +220,35 @@ def _parsed_json(body: bytes) -> Any:
         TargetResponseError: not UTF-8 JSON, or nested past what the parser's recursion allows.
     """
     try:
-        return json.loads(body.decode("utf-8"))
+        return json.loads(body.decode("utf-8"), parse_constant=_not_a_number, parse_float=_finite_float)
     except (UnicodeDecodeError, ValueError) as exc:
         raise TargetResponseError(f"the handler's JSON answer is not valid JSON ({_short(exc)})") from None
     except RecursionError:
         raise TargetResponseError(f"the handler's answer is nested deeper than {MAX_ANSWER_DEPTH} levels") from None
 
 
+def _not_a_number(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError("a number too large for a float")
+    return value
+
+
 def check_depth(value: Any, source: str = "the handler") -> None:
     """Refuse a value nested deeper than `MAX_ANSWER_DEPTH` (checked without recursion, cycles included).
 
+    Also refuse NaN and infinities (a builtin's computed floats): no JSON, so no provider or UI
+    stream, can carry them.
+
     Raises:
-        TargetResponseError: a deeper value.
+        TargetResponseError: a deeper value, or one holding NaN or an infinity.
     """
+    if isinstance(value, float) and not math.isfinite(value):
+        raise TargetResponseError(f"{source}'s answer holds {value!r}, which JSON cannot carry")
     if not isinstance(value, _CONTAINERS):
         return
     seen: set[int] = set()
@@ -244,7 +261,11 @@ def check_depth(value: Any, source: str = "the handler") -> None:
         children = node.values() if isinstance(node, Mapping) else node
         if depth > MAX_ANSWER_DEPTH:
             raise TargetResponseError(f"{source}'s answer is nested deeper than {MAX_ANSWER_DEPTH} levels")
-        stack.extend((child, depth + 1) for child in children if isinstance(child, _CONTAINERS))
+        for child in children:
+            if isinstance(child, _CONTAINERS):
+                stack.append((child, depth + 1))
+            elif isinstance(child, float) and not math.isfinite(child):
+                raise TargetResponseError(f"{source}'s answer holds {child!r}, which JSON cannot carry")
 
 
 def _decode(reply: Reply) -> str:
