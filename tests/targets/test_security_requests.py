@@ -332,3 +332,29 @@ class TestHeaderValues:
             return
         parsed = h11.Request(method="GET", target="/", headers=[("Host", "api.example.com"), ("X-Value", sent)])
         assert (sent.decode("latin-1"), parsed.headers[1][1]) == (value, sent)
+
+
+class TestTextThatIsNotUnicode:
+    """A model can send `"\\ud800"` in JSON; Python decodes it to a lone surrogate, which UTF-8 cannot encode."""
+
+    @pytest.mark.parametrize(
+        ("target", "where"),
+        [
+            ({"path": "/reflect/${input.x}", "body": "${input}"}, "a URL value"),
+            ({"path": "/reflect", "query": {"q": "${input.x}"}, "body": "${input}"}, "a URL value"),
+            ({"path": "/reflect", "body": "${input}"}, "the body"),
+            ({"path": "/reflect", "body": {"note": "${input.x}"}}, "the body"),
+        ],
+        ids=["path segment", "query value", "whole input body", "body field"],
+    )
+    async def test_a_lone_surrogate_is_a_clear_refusal_before_sending(
+        self, target: dict[str, Any], where: str, make_host: Any, make_tool: Any, call: Any, handler: Any
+    ) -> None:
+        """Not a UnicodeEncodeError from inside the client: the request is refused, naming where."""
+        tool = make_tool({"type": "app", "component": "api", "method": "POST", **target}, make_host())
+        result = await call(tool, {"answer": "ok", "x": "a\ud800b"})
+        assert (result.output["value"], handler.seen) == (
+            f"Tool 'probe' failed: UnsafeRequestError: {where} holds a lone surrogate "
+            "(text that is not valid Unicode, so not UTF-8); nothing was sent",
+            [],
+        )

@@ -32,6 +32,7 @@ from ._urls import ParsedUrl, UrlError, check_sent_url
 MAX_HEADER_VALUE = 8192
 _LINE_BREAK = re.compile(r"[\r\n\x00]")
 _CONTROL = re.compile(r"[\x01-\x08\x0b-\x1f\x7f-\x9f]")
+_NOT_UNICODE = "{where} holds a lone surrogate (text that is not valid Unicode, so not UTF-8); nothing was sent"
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +102,10 @@ async def prepare(
         UnsafeRequestError: a value that would change the request's structure.
     """
     scope = Scope(value, env_lookup(host, redactor))
-    target = _path(spec, scope) + _query(spec, scope)
+    try:
+        target = _path(spec, scope) + _query(spec, scope)
+    except UnicodeEncodeError:
+        raise UnsafeRequestError(_NOT_UNICODE.format(where="a URL value")) from None
     try:
         parsed = check_sent_url(f"{spec.origin}{target}", spec.origin, spec.base_path, target)
     except UrlError as exc:
@@ -113,6 +117,10 @@ async def prepare(
             body = json.dumps(render_body(spec.body, scope), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         except ValueError:
             raise UnsafeRequestError("the body holds a number JSON cannot carry (NaN or infinity)") from None
+        try:
+            body.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UnsafeRequestError(_NOT_UNICODE.format(where="the body")) from None
         headers.setdefault("content-type", ("Content-Type", "application/json"))
     headers.setdefault("accept", ("Accept", "application/json, text/plain;q=0.9, */*;q=0.5"))
     headers.setdefault("user-agent", ("User-Agent", "toolwire-targets"))
