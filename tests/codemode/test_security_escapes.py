@@ -222,3 +222,26 @@ class TestScheduling:
             """
         )
         assert (await run(code)).result == 1
+
+
+class TestDodgingTheTimeout:
+    async def test_a_program_ignoring_and_blocking_every_signal_is_still_stopped_on_time(self, run: Runner) -> None:
+        """SIG_IGN on every catchable signal, all blocked, then a syscall that never returns: SIGKILL still ends it."""
+        code = program(
+            """
+            import select, signal
+            for number in signal.valid_signals():
+                try:
+                    signal.signal(number, signal.SIG_IGN)
+                except (OSError, ValueError):
+                    pass
+            signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+            select.select([], [], [])
+            """
+        )
+        result = await run(code, timeout=1.0)
+        assert result.error is not None
+        assert (result.error.name, result.error.message) == (
+            "TimeoutError",
+            "the program did not finish within 1 s and was stopped",
+        )
