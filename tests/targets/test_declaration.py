@@ -297,12 +297,18 @@ class TestHeaders:
             "X-Forwarded-For",
             "x-forwarded-host",
             "Forwarded",
+            "Via",
+            "True-Client-IP",
+            "CF-Connecting-IP",
+            "X-Client-IP",
+            "X-HTTP-Method-Override",
+            "X-Method-Override",
             "Toolwire-Tool-Context",
             "Accept-Encoding",
         ],
     )
     def test_platform_owned_headers_are_refused(self, name: str) -> None:
-        """Credentials, framing, hop-by-hop and forwarding headers belong to the platform."""
+        """Credentials, framing, hop-by-hop, forwarding, client address and method override: the platform's."""
         assert _problem(_app(headers={name: "x"})) == (
             f"target.headers.{name}",
             "is set by the platform and cannot be set by a target",

@@ -26,10 +26,13 @@ FORBIDDEN_HEADERS = frozenset(
     {
         "authorization", "proxy-authorization", "cookie", "host", "content-length", "transfer-encoding",
         "connection", "keep-alive", "te", "trailer", "upgrade", "expect", "proxy-connection", "forwarded",
-        "x-real-ip", "toolwire-tool-context", "accept-encoding", "content-encoding",
+        "via", "x-real-ip", "x-client-ip", "true-client-ip", "cf-connecting-ip", "fastly-client-ip",
+        "x-cluster-client-ip", "x-originating-ip", "toolwire-tool-context", "accept-encoding", "content-encoding",
+        "x-http-method-override", "x-http-method", "x-method-override",
     }
 )  # fmt: skip
-"""Headers the platform owns (credentials, framing, hop-by-hop, client identity); compared lower-cased."""
+"""Headers the platform owns (credentials, framing, hop-by-hop, forwarding and client identity, and the
+method-override headers servers read as the method, which is literal); compared lower-cased."""
 _FORBIDDEN_PREFIXES = ("x-forwarded-", "proxy-")
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _KEYS = {
