@@ -245,3 +245,24 @@ class TestDodgingTheTimeout:
             "TimeoutError",
             "the program did not finish within 1 s and was stopped",
         )
+
+
+class TestStderrFlood:
+    async def test_a_runner_flooding_its_raw_stderr_is_stopped(self, run: Runner) -> None:
+        """`os.write(2, ...)` bypasses the capped logs; past 1 MiB the host stops reading and kills the runner."""
+        code = program(
+            """
+            import os, time
+            for _ in range(64):
+                os.write(2, b"x" * 65536)
+            time.sleep(60)
+            """
+        )
+        result = await run(code, timeout=30.0)
+        assert result.error is not None
+        message = result.error.message
+        assert (result.error.name, message.startswith("the sandbox process ended (killed by SIGKILL)")) == (
+            "NoResultError",
+            True,
+        )
+        assert message.endswith("[more than 1048576 bytes on stderr: the runner was stopped]")

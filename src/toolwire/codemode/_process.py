@@ -1,5 +1,8 @@
 """A runner process seen from the host: frames in and out, a bounded stderr tail, and a sure kill.
 
+A runner writing more than `STDERR_BUDGET` bytes straight to its stderr is killed (its
+`print` goes through the protocol's capped logs instead).
+
 The runner is started in its own session, so one `killpg` reaches everything it could have
 started. Its deadline is kept by a timer thread as well as by the event loop, so the runner
 dies on time even while the host's loop is blocked. The scratch directory is removed
@@ -20,6 +23,8 @@ from .protocol import Ready
 from .transport import Channel, ReadyCheck
 
 _STDERR_TAIL = 4096
+STDERR_BUDGET = 1 << 20
+"""Raw stderr bytes a runner may write (its logs go elsewhere) before it is killed: reading costs the host CPU."""
 
 
 class PipeWriter(asyncio.Protocol):
@@ -181,10 +186,16 @@ class ProcessChannel(Channel):
     async def _drain_stderr(self) -> None:
         stream = self.process.stderr
         assert stream is not None
+        total = 0
         while chunk := await stream.read(1 << 16):
+            total += len(chunk)
             self._stderr += chunk
             if len(self._stderr) > _STDERR_TAIL:
                 del self._stderr[: len(self._stderr) - _STDERR_TAIL]
+            if total > STDERR_BUDGET:
+                self._stderr += f"\n[more than {STDERR_BUDGET} bytes on stderr: the runner was stopped]".encode()
+                self.kill()
+                return
 
 
 def describe_exit(returncode: int) -> str:
