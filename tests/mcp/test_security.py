@@ -347,6 +347,12 @@ class TestScrubbingProperties:
         shown = client_error_text(f"failed:{before}{path}{after} done", RuntimeError())
         assert shown == f"failed:{before}{PATH}{after} done"
 
+    @pytest.mark.parametrize("unit", ["a.", "a-", "a+", "a:", "C:", "file:", "~a", "a/"])
+    def test_a_huge_message_of_path_like_pieces_is_scrubbed_in_one_pass(self, unit: str) -> None:
+        """Half a megabyte of `a.a.a...` (scheme characters) is scrubbed; no pattern rescans the rest per start."""
+        text = unit * 250_000
+        assert len(client_error_text(text, RuntimeError())) <= MAX_ERROR_TEXT
+
     @settings(max_examples=100, deadline=None)
     @given(text=st.text(max_size=50), size=st.integers(min_value=0, max_value=20_000))
     def test_every_error_text_is_bounded(self, text: str, size: int) -> None:

@@ -21,7 +21,8 @@ PATH = "[path]"
 _REST = r"[^\s'\"`<>|,;)\]]*"
 _HOST_PATH = re.compile(
     # `file:` URLs, and any URL with an empty authority (`sqlite:///srv/app.db`): its path is a file's.
-    rf"file:/{_REST}|\b[A-Za-z][\w+.-]*:///{_REST}"
+    # (A scheme starts after no scheme character and is short, so a long `a.a.a...` costs linear time.)
+    rf"file:/{_REST}|(?<![\w+.-])[A-Za-z][\w+.-]{{0,31}}:///{_REST}"
     # UNC (`\\server\share`, doubled in a repr).
     rf"|(?<![\w\\])\\{{2,4}}[^\s\\/'\"`<>|]+\\{{1,2}}{_REST}"
     # Absolute POSIX, home-relative or drive-letter paths: not inside a word, a URL or a longer path
