@@ -181,3 +181,35 @@ async def test_an_unreadable_message_is_refused_with_its_position() -> None:
     assert json.loads(exchange.text) == {
         "error": "message 0, part 0: a file URL must be a data: or http(s) URL, not 'ftp'"
     }
+
+
+class TestFramesJsonCannotCarry:
+    def test_nan_and_infinities_are_written_as_null_as_json_stringify_does(self) -> None:
+        frame = next(
+            iter(
+                encode_sse(
+                    [{"type": "tool-output-available", "toolCallId": "c", "output": [float("nan"), float("-inf")]}]
+                )
+            )
+        )
+        assert frame == b'data: {"type":"tool-output-available","toolCallId":"c","output":[null,null]}\n\n'
+
+    def test_a_lone_surrogate_is_escaped_and_reads_back(self) -> None:
+        frame = next(iter(encode_sse([{"type": "text-delta", "id": "0", "delta": "a\ud83d"}])))
+        assert frame == b'data: {"type":"text-delta","id":"0","delta":"a\\ud83d"}\n\n'
+        assert json.loads(frame[len(b"data: ") :]) == {"type": "text-delta", "id": "0", "delta": "a\ud83d"}
+
+    def test_a_chunk_no_serializer_can_write_becomes_an_error_chunk_and_the_stream_goes_on(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        def refuse(value: Any, **options: Any) -> Any:
+            raise ValueError("refused")
+
+        monkeypatch.setattr("toolwire.ui.sse.pydantic_core.to_json", refuse)
+        monkeypatch.setattr("toolwire.ui.sse.pydantic_core.to_jsonable_python", refuse)
+        frames = list(encode_sse([{"type": "tool-output-available", "output": 1}]))
+        assert frames == [
+            b'data: {"type":"error","errorText":"a tool-output-available chunk could not be written as JSON: '
+            b'ValueError"}\n\n',
+            b"data: [DONE]\n\n",
+        ]
