@@ -20,6 +20,7 @@ import pydantic
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypeVar
 
+from ._local_refs import dangling_local_ref
 from ._null_repair import BranchCheck, NullRepair, needs_null_repair
 from ._null_repair import accepts_null as accepts_null
 from ._null_repair import resolve_ref as resolve_ref
@@ -148,6 +149,10 @@ class CompiledSchema(Generic[ValueT]):
             found = list(itertools.islice(self._validator.iter_errors(value), MAX_ISSUES + 1))
         except RecursionError:  # a recursive schema (`$ref`) follows the value down, frame by frame
             raise SchemaValidationError([SchemaIssue((), _TOO_DEEP)]) from None
+        except Exception as exc:  # jsonschema's wrapped `referencing.Unresolvable`: a remote or `$id`-relative $ref
+            if not _is_unresolvable(exc):
+                raise
+            raise SchemaValidationError([SchemaIssue((), f"the schema's $ref cannot be resolved: {exc}")]) from None
         errors = sorted(found[:MAX_ISSUES], key=lambda e: list(e.absolute_path))
         if errors:
             issues = [SchemaIssue(tuple(e.absolute_path), _jsonschema_message(e)) for e in errors]
@@ -159,6 +164,12 @@ class CompiledSchema(Generic[ValueT]):
         if self._type_adapter is not None:
             return self._type_adapter.dump_python(value, mode="json")
         return value
+
+
+def _is_unresolvable(exc: Exception) -> bool:
+    from referencing.exceptions import Unresolvable  # jsonschema's own dependency, loaded with it
+
+    return isinstance(exc, Unresolvable)
 
 
 def _jsonschema_message(error: Any) -> str:
@@ -287,6 +298,9 @@ def _compile_json_text(text: str) -> CompiledSchema:
         validator_class.check_schema(canonical)
     except jsonschema.SchemaError as exc:
         raise SchemaError(f"invalid JSON Schema: {exc.message}") from exc
+    dangling = dangling_local_ref(canonical)
+    if dangling is not None:
+        raise SchemaError(f"JSON Schema $ref {dangling[0]!r} at {dangling[1]} points to nothing in the schema")
     canonical = _inline_root_ref(canonical)
     return CompiledSchema(
         json_schema=canonical,

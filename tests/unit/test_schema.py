@@ -291,6 +291,38 @@ class TestCompileErrors:
             schema.validate(value)
         assert caught.value.issues == [SchemaIssue((), "the value is nested too deeply to be validated")]
 
+    def test_a_local_ref_pointing_nowhere_is_a_schema_error_naming_it_and_where(self) -> None:
+        """Found when the schema is compiled, not as a crash of the first validation that reaches it."""
+        with pytest.raises(SchemaError) as caught:
+            compile_schema({"type": "object", "properties": {"a": {"items": {"$ref": "#/$defs/Gone"}}}})
+        assert (
+            str(caught.value)
+            == "JSON Schema $ref '#/$defs/Gone' at /properties/a/items points to nothing in the schema"
+        )
+
+    def test_a_ref_key_inside_an_example_or_const_is_data_not_a_reference(self) -> None:
+        schema = {
+            "type": "object",
+            "examples": [{"$ref": "#/nowhere"}],
+            "properties": {"a": {"const": {"$ref": "#/x"}}},
+        }
+        assert compile_schema(schema).validate({"a": {"$ref": "#/x"}}) == {"a": {"$ref": "#/x"}}
+
+    def test_a_remote_ref_that_cannot_be_fetched_fails_validation_with_an_issue(self) -> None:
+        """toolwire fetches nothing: the value fails with an issue naming the reference, never a referencing error."""
+        schema = compile_schema({"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json"}}})
+        with pytest.raises(SchemaValidationError) as caught:
+            schema.validate({"a": 1})
+        assert caught.value.issues == [
+            SchemaIssue((), "the schema's $ref cannot be resolved: Unresolvable: https://example.com/a.json")
+        ]
+
+    def test_a_ref_to_a_bundled_meta_schema_resolves(self) -> None:
+        schema = compile_schema(
+            {"type": "object", "properties": {"s": {"$ref": "http://json-schema.org/draft-07/schema#"}}}
+        )
+        assert schema.validate({"s": {"type": "string"}}) == {"s": {"type": "string"}}
+
     def test_nesting_depth_counts_dicts_and_lists_and_stops_past_the_limit(self) -> None:
         """Scalars add nothing; the walk ends as soon as the limit is passed."""
         assert nesting_depth({"a": [1, {"b": "x"}]}, 10) == 3
