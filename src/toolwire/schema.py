@@ -20,6 +20,7 @@ import pydantic
 from pydantic.json_schema import GenerateJsonSchema
 from typing_extensions import TypeVar
 
+from ._bounded_patterns import pattern_budget
 from ._local_refs import dangling_local_ref
 from ._null_repair import BranchCheck, NullRepair, needs_null_repair
 from ._null_repair import accepts_null as accepts_null
@@ -109,7 +110,10 @@ class CompiledSchema(Generic[ValueT]):
         if not self._repair_nulls:
             return value
         try:
-            return NullRepair(self.json_schema, self._branch_check, self._nullable).value(value, [self.json_schema], 0)
+            with pattern_budget():
+                return NullRepair(self.json_schema, self._branch_check, self._nullable).value(
+                    value, [self.json_schema], 0
+                )
         except RecursionError:
             return value  # left as it is: validating it then names the depth
 
@@ -123,12 +127,7 @@ class CompiledSchema(Generic[ValueT]):
         """A validator of the canonical schema, to settle union ties in null repair (dict schemas reuse theirs)."""
         if self._validator is not None:
             return self._validator
-        import jsonschema  # imported when first needed: `import toolwire` stays light
-
-        validator_class = cast(
-            Any, jsonschema.validators.validator_for(self.json_schema, default=jsonschema.Draft202012Validator)
-        )
-        return cast("Validator", validator_class(self.json_schema))
+        return cast("Validator", _bounded_validator_class(self.json_schema)(self.json_schema))
 
     def _branch_check(self) -> BranchCheck:
         validator = self._repair_validator
@@ -146,7 +145,8 @@ class CompiledSchema(Generic[ValueT]):
                 ) from None
         assert self._validator is not None
         try:
-            found = list(itertools.islice(self._validator.iter_errors(value), MAX_ISSUES + 1))
+            with pattern_budget():
+                found = list(itertools.islice(self._validator.iter_errors(value), MAX_ISSUES + 1))
         except RecursionError:  # a recursive schema (`$ref`) follows the value down, frame by frame
             raise SchemaValidationError([SchemaIssue((), _TOO_DEEP)]) from None
         except Exception as exc:  # jsonschema's wrapped `referencing.Unresolvable`: a remote or `$id`-relative $ref
@@ -305,9 +305,26 @@ def _compile_json_text(text: str) -> CompiledSchema:
     return CompiledSchema(
         json_schema=canonical,
         kind="json-schema",
-        _validator=cast("Validator", validator_class(canonical)),
+        _validator=cast("Validator", _bounded_validator_class(canonical)(canonical)),
         _repair_nulls=needs_null_repair(canonical),
     )
+
+
+def _bounded_validator_class(schema: JsonSchema) -> Any:
+    """The validator of the schema's draft, its pattern keywords bounded in time (`_bounded_patterns`)."""
+    import jsonschema
+
+    return _with_bounded_patterns(jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator))
+
+
+@functools.cache
+def _with_bounded_patterns(validator_class: Any) -> Any:
+    import jsonschema
+
+    from ._bounded_patterns import KEYWORDS
+
+    extend: Any = jsonschema.validators.extend  # untyped in jsonschema
+    return extend(validator_class, KEYWORDS)
 
 
 def _inline_root_ref(schema: JsonSchema) -> JsonSchema:

@@ -16,7 +16,7 @@ import toolwire
 
 SDKS = ("openai", "anthropic", "google.genai", "mcp", "httpx2")
 EXTRAS = ("httpx", "yaml", "opentelemetry", "dbos", "sqlalchemy", "psycopg")
-HEAVY = ("jsonschema", "asyncio", "aiohttp", "rich", "vcr", "starlette", "uvicorn")
+HEAVY = ("jsonschema", "regex", "asyncio", "aiohttp", "rich", "vcr", "starlette", "uvicorn")
 """Costly imports only some paths need (jsonschema: dict schemas; asyncio: the runtime and agent)."""
 VALIDATION = ("pydantic", "pydantic_core")
 OWN_MODULES = ("toolwire.adapters", "toolwire.agent", "toolwire.runtime", "toolwire.adapter", "toolwire.tools")

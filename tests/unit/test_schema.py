@@ -433,3 +433,47 @@ def _nested_arrays(levels: int, description: str) -> dict[str, Any]:
     for _ in range(levels):
         schema = {"type": "array", "items": schema}
     return {"type": "object", "properties": {"a": schema}}
+
+
+class TestPatternsAreBoundedInTime:
+    """A pattern that backtracks without end (a hostile MCP server's schema, a careless one) cannot hang validation."""
+
+    HOSTILE = "^(a|aa)+$"
+
+    def test_a_value_a_pattern_cannot_settle_in_time_fails_with_an_issue_naming_it(self) -> None:
+        schema = compile_schema({"type": "object", "properties": {"a": {"type": "string", "pattern": self.HOSTILE}}})
+        with pytest.raises(SchemaValidationError) as caught:
+            schema.validate({"a": "a" * 60 + "c"})
+        assert caught.value.issues == [
+            SchemaIssue(("a",), "the value could not be matched against '^(a|aa)+$' in 0.25 s")
+        ]
+
+    def test_many_keys_against_hostile_property_patterns_share_one_budget(self) -> None:
+        """200 keys that each would backtrack for minutes: the validation as a whole stops within its budget."""
+        schema = compile_schema(
+            {"type": "object", "patternProperties": {self.HOSTILE: {"type": "integer"}}, "additionalProperties": False}
+        )
+        keys = {"a" * 60 + f"c{index}": 1 for index in range(200)}
+        with pytest.raises(SchemaValidationError) as caught:
+            schema.validate(keys)
+        assert {issue.message for issue in caught.value.issues} == {
+            "the value could not be matched against '^(a|aa)+$' in 0.25 s"
+        }
+
+    def test_patterns_still_match_and_refuse_as_before(self) -> None:
+        schema = compile_schema(
+            {
+                "type": "object",
+                "properties": {"code": {"type": "string", "pattern": "^[A-Z]{3}$"}},
+                "patternProperties": {"^x-": {"type": "integer"}},
+                "additionalProperties": False,
+            }
+        )
+        assert schema.validate({"code": "ABC", "x-count": 2}) == {"code": "ABC", "x-count": 2}
+        with pytest.raises(SchemaValidationError) as caught:
+            schema.validate({"code": "abc", "x-count": "2", "other": 1})
+        assert [str(issue) for issue in caught.value.issues] == [
+            "at `(root)`: 'other' does not match any of the regexes: '^x-'",
+            "at `code`: 'abc' does not match '^[A-Z]{3}$'",
+            "at `x-count`: '2' is not of type 'integer'",
+        ]
