@@ -179,6 +179,25 @@ class TestAbortWhileToolsRun:
         assert agent.run("again").text == "ok"
         assert adapter.requests[1]["messages"][1] == {"role": "assistant", "content": [{"type": "text", "text": "Hel"}]}
 
+    async def test_closing_an_async_stream_early_closes_the_provider_stream_at_once(self) -> None:
+        """`aclose()` of `astream` mid-response closes the SDK stream before it returns, not when collected."""
+        stream = ScriptedStream([TextPiece("t", "Hel"), call("c1", "lookup", "{}"), StepFinished("x")], hold_after=2)
+        adapter = ScriptedAdapter([stream, answer("ok")])
+        agent = Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[_hooked([])])
+        events = agent.astream("hi")
+        seen = []
+        async for event in events:
+            seen.append(event.type)
+            if event.type == "tool-input-available":
+                break
+        await events.aclose()  # type: ignore[attr-defined]
+        assert seen[0] == "start-step"
+        assert stream.closed
+        assert agent.result().aborted
+        assert (await agent.arun("again")).text == "ok"
+        closed = ABORTED_TEXT.replace("user stop", "the stream was closed").format(name="lookup")
+        assert adapter.requests[1]["messages"][2]["content"][0]["output"] == {"type": "error-text", "value": closed}
+
 
 class TestAbortApi:
     def test_hooks_and_tools_get_the_runs_signal_never_none(self) -> None:

@@ -11,7 +11,7 @@ progress events meanwhile) and answers it in a follow-up turn, until none runs.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Iterator
+from collections.abc import AsyncGenerator, Callable, Coroutine, Generator, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -144,7 +144,7 @@ class FollowupSteps:
         run.delivery.prompt_at = run.delivery.prompt_entry = None  # the model reads the prompt now
         return self._conversation.steps < self.max_steps
 
-    async def _idle(self, run: Run) -> AsyncIterator[Event]:
+    async def _idle(self, run: Run) -> AsyncGenerator[Event, None]:
         """With `until_idle`, wait for a background task to end (streaming progress); sets `follow_up`."""
         run.delivery.follow_up = False
         while run.delivery.until_idle and not run.stopped():

@@ -211,13 +211,15 @@ class StepLoop(FollowupSteps):
                 self._conversation.steps += 1
                 for event in self._step_start():
                     yield event
-                async for shown in self._async_model_step(run):
-                    yield shown
+                async with contextlib.aclosing(self._async_model_step(run)) as step:  # closed now if we are
+                    async for shown in step:
+                        yield shown
                 if run.stopped():
                     break
                 if not self._after_response(run.events):
-                    async for event in self._idle(run):
-                        yield event
+                    async with contextlib.aclosing(self._idle(run)) as idle:
+                        async for event in idle:
+                            yield event
                     if not run.delivery.follow_up:
                         break
                 settled = await self._pauses_settled(run)
@@ -236,7 +238,7 @@ class StepLoop(FollowupSteps):
         finally:
             self._leave(run)
 
-    async def _async_model_step(self, run: Run) -> AsyncIterator[Event]:
+    async def _async_model_step(self, run: Run) -> AsyncGenerator[Event, None]:
         run.events, run.in_model = [], True
         events = cast(AsyncGenerator[Event, None], self.acall_model(self.build_model_request(), run.signal))
         try:
