@@ -79,8 +79,9 @@ class GeminiAdapter(Adapter):
     )
     client_spec = ClientSpec(
         package="google.genai",
-        expected="a google.genai.Client (it serves sync runs, and async ones through `.aio`)",
+        expected="a google.genai.Client (it serves sync runs, and async ones through `.aio`) or its `.aio`",
         both_classes=("Client",),
+        async_classes=("AsyncClient",),
         method="models.generate_content",
     )
 
@@ -255,10 +256,11 @@ class GeminiAdapter(Adapter):
         return client.models.generate_content(**request)
 
     async def ainvoke(self, client: Any, request: Mapping[str, Any], *, stream: bool) -> Any:
-        """`invoke` through `client.aio`."""
+        """`invoke` through `client.aio` (or through `client` itself when it is that async side)."""
+        models = getattr(client, "aio", client).models
         if stream:
-            return await client.aio.models.generate_content_stream(**request)
-        return await client.aio.models.generate_content(**request)
+            return await models.generate_content_stream(**request)
+        return await models.generate_content(**request)
 
     def sdk_client(
         self, *, api_key: str, asynchronous: bool = False, http_client: Any = None, base_url: str | None = None

@@ -14,12 +14,16 @@ import anthropic
 import openai
 import pytest
 from google import genai
+from google.genai import types
 
 from toolwire import Agent, create_tool, get_adapter
 from toolwire.exceptions import ArgumentError, ConfigurationError
 from toolwire.messages import AssistantMessage, ReasoningPart, TextPart, user
 from toolwire.runtime import Toolbox, execute_tool
+from toolwire.testing.capture import RequestCapture
 from toolwire.testing.scripted import SCRIPTED_CLIENT, ScriptedAdapter
+
+from ._four_apis import text_reply
 
 ECHO = create_tool(id="echo", description="Echo.", execute=lambda value: value)
 OPENAI_CLIENTS = "an openai.OpenAI or openai.AsyncOpenAI client (or an Azure one)"
@@ -69,6 +73,19 @@ class TestClientKinds:
         agent = _agent("gemini", genai.Client(api_key="k"))
         agent.check_mode("run", asynchronous=False)
         agent.check_mode("arun", asynchronous=True)
+
+    def test_the_async_side_of_a_gemini_client_is_an_async_client(self) -> None:
+        """`client.aio` given as the client: `run` is refused with the method to use."""
+        with pytest.raises(ConfigurationError, match=r"is an async client, so `stream` \(sync\) cannot drive it"):
+            _agent("gemini", genai.Client(api_key="k").aio).run("hi")
+
+    async def test_the_async_side_of_a_gemini_client_runs_arun(self) -> None:
+        """`client.aio` is called as it is (it has no `.aio` of its own: that was an AttributeError)."""
+        capture = RequestCapture([text_reply("gemini", "Hello.")])
+        client = genai.Client(api_key="k", http_options=types.HttpOptions(httpx_async_client=capture.async_client()))
+        agent = Agent(api="gemini", client=client.aio, model="gemini-2.5-flash", stream=False)
+        assert (await agent.arun("hi")).text == "Hello."
+        assert capture.body()["contents"] == [{"role": "user", "parts": [{"text": "hi"}]}]
 
     def test_no_client_names_the_argument_and_the_clients_the_api_takes(self) -> None:
         """`client=None` used to fail later with AttributeError on None."""
