@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeAlias, cast
+from typing import Any, Literal, TypeAlias
 
 from .events import (
     Event,
@@ -116,24 +116,40 @@ def to_message(value: Message | Mapping[str, Any]) -> Message:
 
     Raises:
         ValueError: an unknown role or part type.
+        KeyError: no `content`.
+        TypeError: content of the wrong kind for the role.
     """
     if isinstance(value, (SystemMessage, UserMessage, AssistantMessage, ToolMessage)):
         return value
     role = value.get("role")
-    raw = value.get("content")
+    if role not in _CONTENT_KINDS:
+        raise ValueError(f"unknown message role {role!r}; roles: system, user, assistant, tool")
+    raw = _content(role, value["content"])  # a KeyError names it: a message without content is not an empty one
     if role == "system":
-        return SystemMessage(content=str(raw))
+        return SystemMessage(content=raw)
     if role == "user":
-        parts = [raw] if isinstance(raw, str) else list(cast(Iterable[Any], raw or []))
-        return user(*parts)
+        return user(*([raw] if isinstance(raw, str) else raw))
     if role == "assistant":
-        items = [{"type": "text", "text": raw}] if isinstance(raw, str) else list(cast(Iterable[Any], raw or []))
+        items = [{"type": "text", "text": raw}] if isinstance(raw, str) else list(raw)
         return AssistantMessage(
             content=tuple(_assistant_part(p) for p in items), provider_metadata=value.get("providerMetadata")
         )
-    if role == "tool":
-        return ToolMessage(content=tuple(ToolResult.from_dict(p) for p in cast(Iterable[Any], raw or [])))
-    raise ValueError(f"unknown message role {role!r}; roles: system, user, assistant, tool")
+    return ToolMessage(content=tuple(ToolResult.from_dict(p) for p in raw))
+
+
+def _content(role: Any, raw: Any) -> Any:
+    kinds, expected = _CONTENT_KINDS[role]
+    if not isinstance(raw, kinds):
+        raise TypeError(f"a {role} message's content must be {expected}; got {type(raw).__name__}")
+    return raw
+
+
+_CONTENT_KINDS: dict[Any, tuple[tuple[type, ...], str]] = {
+    "system": ((str,), "a string"),
+    "user": ((str, list, tuple), "a string or a list of parts"),
+    "assistant": ((str, list, tuple), "a string or a list of parts"),
+    "tool": ((list, tuple), "a list of tool results"),
+}
 
 
 def _assistant_part(part: Mapping[str, Any]) -> TextPart | ReasoningPart | ToolCall | ToolResult:

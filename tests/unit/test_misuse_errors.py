@@ -138,6 +138,13 @@ class TestAgentArguments:
                 {"instructions": "Be brief.", "messages": [{"role": "system", "content": "Be long."}]},
                 r"^`instructions` must be None when `messages` has a system message; give the system prompt once$",
             ),
+            ({"tools": ECHO}, r"^`tools` must be a list of Tool objects; got toolwire\.tools\.Tool "),
+            ({"request_options": [1]}, r"^`request_options` must be a dict of SDK call arguments; got builtins\.list"),
+            ({"settings": {"timeout": 1}}, r"^`settings` must be an ExecutionSettings or None; got builtins\.dict"),
+            ({"state": [1]}, r"^`state` must be a JSON object \(a dict\); got builtins\.list \[1\]$"),
+            ({"thread_id": 7}, r"^`thread_id` must be a string or None; got builtins\.int 7$"),
+            ({"resource_id": b"r"}, r"^`resource_id` must be a string or None; got builtins\.bytes b'r'$"),
+            ({"max_concurrency": 0}, r"^`max_concurrency` must be a positive int; got builtins\.int 0$"),
         ],
     )
     def test_a_wrong_argument_is_named(self, overrides: dict[str, Any], message: str) -> None:
@@ -177,6 +184,31 @@ class TestEncodeMessages:
         """The second item is the culprit."""
         with pytest.raises(ArgumentError, match=r"message 1 cannot be read: it is a int, not a Message or a dict$"):
             get_adapter(api).encode_messages([user("hi"), 3])  # type: ignore[list-item]
+
+    @pytest.mark.parametrize(
+        ("message", "problem"),
+        [
+            ({"role": "system"}, "missing 'content'"),
+            ({"role": "user"}, "missing 'content'"),
+            ({"role": "system", "content": None}, "a system message's content must be a string; got NoneType"),
+            (
+                {"role": "user", "content": None},
+                "a user message's content must be a string or a list of parts; got NoneType",
+            ),
+            ({"role": "tool", "content": 5}, "a tool message's content must be a list of tool results; got int"),
+        ],
+    )
+    def test_a_message_without_its_content_is_named(self, message: dict[str, Any], problem: str) -> None:
+        """A system message without content used to become the system prompt 'None'; a user one an empty message."""
+        with pytest.raises(ArgumentError, match=f"message 0 cannot be read: {re.escape(problem)}$"):
+            get_adapter("openai-chat").encode_messages([message])
+
+    def test_a_prompt_dict_without_content_is_refused(self) -> None:
+        """`run({"role": "user"})` used to send an empty user message."""
+        agent = Agent(api=ScriptedAdapter([]), client=SCRIPTED_CLIENT, model="m")
+        with pytest.raises(ArgumentError, match=r"^`prompt` must be .*message 0 cannot be read: missing 'content'$"):
+            agent.run({"role": "user"})
+        assert agent.messages == []
 
     def test_a_dict_missing_a_field_is_named(self) -> None:
         """A tool-call part without its id."""

@@ -36,7 +36,16 @@ from toolwire.messages import (
 from toolwire.runtime import AbortSignal, BackgroundTasks, ExecutionSettings, RunState, Toolbox
 from toolwire.tools import Tool
 
-from ._arguments import Prompt, adapter_for, model_name, prompt_message, starting_history
+from ._arguments import (
+    Prompt,
+    adapter_for,
+    checked_options,
+    checked_state,
+    checked_tools,
+    model_name,
+    prompt_message,
+    starting_history,
+)
 from ._followups import Followups
 from ._loop import StepLoop
 from ._pauses import Pauses
@@ -81,7 +90,8 @@ class Agent(StepLoop):
 
         Raises:
             ArgumentError: a value of the wrong kind: `api`, `client` (None, or another SDK's),
-                `model`, `messages`, `instructions` beside a system message, `max_steps`, `state`,
+                `model`, `tools`, `messages`, `instructions` beside a system message, `request_options`,
+                `settings`, `thread_id`, `resource_id`, `state`, `max_steps`, `max_concurrency`,
                 `max_background_tasks`.
             AdapterNotFound: an unknown api name.
         """
@@ -89,13 +99,16 @@ class Agent(StepLoop):
         self._client_mode = self.adapter.client_mode(client)
         self.client = client
         self.model = model_name(model)
-        if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
-            raise ArgumentError("max_steps", "a positive int", max_steps)
+        self.request_options = checked_options(
+            request_options,
+            settings,
+            {"thread_id": thread_id, "resource_id": resource_id},
+            {"max_steps": max_steps, "max_concurrency": max_concurrency},
+        )
         self.max_steps = max_steps
         self.tool_choice = tool_choice
-        self.request_options = dict(request_options or {})
         self.stream_responses = stream
-        self.run_state = RunState(thread_id=thread_id, resource_id=resource_id, values=state)
+        self.run_state = RunState(thread_id=thread_id, resource_id=resource_id, values=checked_state(state))
         """Thread and resource ids and the state tools read and set (`context.workflow`)."""
         self._conversation = Conversation(messages=[], transcript=[], run=self.run_state)
         self._outbox: list[Event] = []
@@ -103,7 +116,7 @@ class Agent(StepLoop):
         self.background = self.background_class(max_concurrency=max_background_tasks)
         """Background calls (`.running`, `.cancel(task_id)`); at most `max_background_tasks` run at once."""
         self.toolbox = self.toolbox_class(
-            tools,
+            checked_tools(tools),
             max_concurrency=max_concurrency,
             request_context=request_context,
             settings=settings,

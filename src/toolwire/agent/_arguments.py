@@ -1,14 +1,16 @@
-"""Checking what callers hand an `Agent`: the api, the model name, the starting history and a prompt."""
+"""Checking what callers hand an `Agent`: the api, the model, the tools and options, the history, a prompt."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from toolwire.adapter import Adapter
 from toolwire.exceptions import ArgumentError
 from toolwire.messages import AssistantMessage, Message, SystemMessage, ToolMessage, UserMessage, parse_messages, user
 from toolwire.registry import get_adapter
+from toolwire.runtime import ExecutionSettings
+from toolwire.tools import Tool
 
 from ._state import Conversation
 
@@ -39,6 +41,55 @@ def model_name(model: Any) -> str:
     if not isinstance(model, str) or not model.strip():
         raise ArgumentError("model", "the model name, a non-empty string", model)
     return model
+
+
+def checked_tools(tools: Any) -> list[Tool]:
+    """The tools, as a list (a single tool is not a list of them).
+
+    Raises:
+        ArgumentError: not an iterable of `Tool`s; the first item that is not one is named by position.
+    """
+    if isinstance(tools, (Tool, str, bytes, Mapping)) or not isinstance(tools, Iterable):
+        raise ArgumentError("tools", "a list of Tool objects", tools)
+    listed = list(tools)
+    for index, item in enumerate(listed):
+        if not isinstance(item, Tool):
+            detail = f"item {index} is a {type(item).__name__} (make one with create_tool or @tool)"
+            raise ArgumentError("tools", "a list of Tool objects", detail=detail)
+    return listed
+
+
+def checked_options(
+    request_options: Any, settings: Any, ids: Mapping[str, Any], counts: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The SDK call arguments, after checking the runtime settings, the run state's ids and the limits.
+
+    Raises:
+        ArgumentError: `request_options` not a dict, `settings` not an `ExecutionSettings`, an id not a
+            string, a count not a positive int.
+    """
+    if request_options is not None and not isinstance(request_options, Mapping):
+        raise ArgumentError("request_options", "a dict of SDK call arguments", request_options)
+    if settings is not None and not isinstance(settings, ExecutionSettings):
+        raise ArgumentError("settings", "an ExecutionSettings or None", settings)
+    for name, value in ids.items():
+        if value is not None and not isinstance(value, str):
+            raise ArgumentError(name, "a string or None", value)
+    for name, value in counts.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ArgumentError(name, "a positive int", value)
+    return dict(request_options or {})
+
+
+def checked_state(state: Any) -> Mapping[str, Any] | None:
+    """The starting run state.
+
+    Raises:
+        ArgumentError: not a dict.
+    """
+    if state is not None and not isinstance(state, Mapping):
+        raise ArgumentError("state", "a JSON object (a dict)", state)
+    return state
 
 
 def starting_history(instructions: Any, messages: Sequence[Message | Mapping[str, Any]] | None) -> list[Message]:
