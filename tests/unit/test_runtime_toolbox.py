@@ -19,7 +19,7 @@ from toolwire.events import (
 )
 from toolwire.exceptions import ApprovalError
 from toolwire.results import ToolCall, ToolResult
-from toolwire.runtime import ApprovalRequest, Suspension, Toolbox, ToolContext
+from toolwire.runtime import AbortSignal, ApprovalRequest, Suspension, Toolbox, ToolContext
 from toolwire.runtime import approvals as approvals_module
 
 ECHO = create_tool(id="echo", description="Echo.", execute=lambda value: value)
@@ -220,6 +220,25 @@ class TestApprovalsWait:
         result = await running
         assert isinstance(result, ToolResult)
         assert result.output == {"type": "execution-denied"}
+
+    async def test_an_abort_ends_the_wait_and_spends_the_approval_id(self) -> None:
+        """The waiting call is answered as aborted at once (it used to wait for an answer forever)."""
+        requested = asyncio.Event()
+        events: list[Event] = []
+        box = Toolbox([DELETE], approvals="wait", on_event=lambda event: events.append(event) or requested.set())
+        signal = AbortSignal()
+        running = asyncio.ensure_future(box.run([_call("c1", "delete")], abort=signal))
+        await requested.wait()
+        approval_id = _approval_id(box, "c1")
+        signal.abort("the user left")
+        (result,) = await asyncio.wait_for(running, 30)
+        aborted = "Tool 'delete' was aborted before it ran (the user left)."
+        assert isinstance(result, ToolResult)
+        assert result.output == {"type": "error-text", "value": aborted}
+        assert events[-1] == ToolOutputError(tool_call_id="c1", error_text=aborted)
+        assert box.pending_approvals == {}
+        with pytest.raises(ApprovalError, match="was already answered"):
+            box.approve(approval_id)
 
 
 class TestPersistenceAndResume:

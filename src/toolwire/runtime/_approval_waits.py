@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+from .abort import AbortSignal, Interrupted, await_interruptible
 from .approvals import Decision
 
 
@@ -24,14 +25,17 @@ class ApprovalWaits:
         """The approval ids calls wait on now (their state lives in this process only)."""
         return set(self._futures)
 
-    async def wait(self, approval_id: str) -> None:
-        """Return once `wake` answers this id."""
+    async def wait(self, approval_id: str, abort: AbortSignal | None = None) -> bool:
+        """True once `wake` answers this id; False when `abort` fires first (nobody will answer in time)."""
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         self._futures[approval_id] = future
         try:
-            await future
+            await (future if abort is None else await_interruptible(future, abort))
+        except Interrupted:
+            return False
         finally:
             self._futures.pop(approval_id, None)
+        return True
 
     def wake(self, approval_id: str, decision: Decision) -> None:
         """Wake the call waiting on this id, if any (safe from any thread)."""

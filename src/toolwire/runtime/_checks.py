@@ -7,7 +7,7 @@ Each failure the model can fix becomes an error `ToolResult` worded for it; a ca
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolwire.exceptions import ArgumentError
@@ -102,4 +102,13 @@ def error_result(call: ToolCall, message: str, exc: BaseException | None = None)
         provider_metadata=call.provider_metadata,
         output={"type": "error-text", "value": message},
         error=exc,
+    )
+
+
+def unknown_tool(call: ToolCall, tools: Iterable[str]) -> ToolResult:
+    """The answer to a call naming none of the tools: the model reads which exist."""
+    known = ", ".join(sorted(tools)) or "none"
+    message = f"There is no tool named {call.tool_name!r}. Tools: {known}."
+    return ToolResult(
+        tool_call_id=call.tool_call_id, tool_name=call.tool_name, output={"type": "error-text", "value": message}
     )

@@ -31,7 +31,7 @@ from toolwire.results import ToolCall, ToolResult, execution_denied
 from toolwire.tools import Tool
 
 from ._approval_waits import ApprovalWaits
-from ._checks import as_call, input_problem, resume_error_text, resume_problem
+from ._checks import as_call, error_result, input_problem, resume_error_text, resume_problem, unknown_tool
 from .abort import AbortSignal
 from .approvals import ApprovalRequest, Approvals, Decision, new_approval_id
 from .background import acknowledgement, runs_in_background
@@ -136,21 +136,16 @@ class Toolbox:
         call = as_call(call)
         tool = self.tools.get(call.tool_name)
         if tool is None:
-            known = ", ".join(sorted(self.tools)) or "none"
-            message = f"There is no tool named {call.tool_name!r}. Tools: {known}."
-            unknown = ToolResult(
-                tool_call_id=call.tool_call_id,
-                tool_name=call.tool_name,
-                output={"type": "error-text", "value": message},
-            )
-            return self._finished(None, unknown)
+            return self._finished(None, unknown_tool(call, self.tools))
         if tool.require_approval:
             invalid = input_problem(tool, call)  # nobody is asked to approve a call that cannot run
             if invalid is not None:
                 return self._finished(tool, invalid)
-            decision = await self._approval(tool, call)
+            decision = await self._approval(tool, call, abort)
             if decision is None:
                 return self._approvals.request(call)[0]
+            if isinstance(decision, ToolResult):  # the run was aborted while the call waited
+                return self._finished(tool, decision)
             if not decision.approved:
                 return self._finished(tool, _denied(tool, call, decision.reason))
         if self.background is not None and runs_in_background(tool):
@@ -228,7 +223,7 @@ class Toolbox:
 
     # -- approvals -----------------------------------------------------------------------------
 
-    async def _approval(self, tool: Tool, call: ToolCall) -> Decision | None:
+    async def _approval(self, tool: Tool, call: ToolCall, abort: AbortSignal | None) -> Decision | ToolResult | None:
         decided = self._approvals.take(call)
         if decided is not None:
             return decided
@@ -237,8 +232,11 @@ class Toolbox:
             self._note(tool, ApprovalAsked(request))
         if self.approvals == "pause":
             return None
-        await self._waits.wait(request.approval_id)
-        return self._approvals.spend(request.approval_id)
+        answered = await self._waits.wait(request.approval_id, abort)
+        decision = self._approvals.spend(request.approval_id)  # an abort spends the id: a late answer is refused
+        if answered or abort is None:
+            return decision
+        return error_result(call, f"Tool {tool.id!r} was aborted before it ran ({abort.reason or 'no reason given'}).")
 
     def approve(self, approval_id: str) -> None:
         """Approve a parked or waiting call (once).
