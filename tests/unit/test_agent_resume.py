@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -48,6 +49,17 @@ class TestToolboxResume:
         assert result.output == {"type": "text", "value": "size XL"}  # type: ignore[union-attr]
         assert (log, box.suspended) == ([None, {"size": "XL"}], {})
 
+    async def test_a_toolbox_without_the_tool_refuses_to_resume_its_call(self) -> None:
+        """The same for a host driving a toolbox; the call stays suspended."""
+        box = Toolbox([_ask([])])
+        await box.run([{"toolCallId": "c1", "toolName": "ask", "input": {}}])
+        other = Toolbox([])
+        other.import_state(box.export_state())
+        expected = "tool call 'c1' was suspended by tool 'ask', which this toolbox does not hold (tools: none)"
+        with pytest.raises(ResumeError, match=f"^{re.escape(expected)}$"):
+            await other.resume("c1", {"size": "S"})
+        assert list(other.suspended) == ["c1"]
+
 
 class TestAgentResume:
     def test_invalid_resume_data_keeps_the_run_paused_with_an_event_and_calls_no_model(self) -> None:
@@ -87,6 +99,16 @@ class TestAgentResume:
         agent.run("ask me")
         with pytest.raises(ResumeError, match=r"^no suspended tool call 'c9' \(suspended: 'c1'\)$"):
             agent.resume("c9", {"size": "S"})
+
+    def test_resuming_a_call_of_a_tool_the_agent_does_not_hold_names_the_tool(self) -> None:
+        """State imported into an agent without the tool: a ResumeError at once (was a KeyError inside the run)."""
+        agent, adapter = _agent([])
+        agent.run("ask me")
+        other = Agent(api=adapter, client=SCRIPTED_CLIENT, model="m", tools=[])
+        other.import_state(agent.export_state())
+        expected = "tool call 'c1' was suspended by tool 'ask', which this agent does not hold (tools: none)"
+        with pytest.raises(ResumeError, match=f"^{re.escape(expected)}$"):
+            other.resume("c1", {"size": "S"})
 
     def test_the_suspension_is_shown_once_with_its_payload(self) -> None:
         """The UI gets the question the tool asked."""

@@ -26,6 +26,7 @@ from toolwire.runtime import (
     Toolbox,
     display_event,
 )
+from toolwire.runtime.suspension import suspended_tool
 
 from ._state import Conversation, Turn, aborted_result
 from ._transcript import Transcript
@@ -64,11 +65,13 @@ class Pauses:
         """Keep resume data for a suspended call; the next run applies it.
 
         Raises:
-            ResumeError: the call is not suspended.
+            ResumeError: the call is not suspended, or its tool is not one of the agent's.
         """
-        if tool_call_id not in self._toolbox.suspended:
+        suspension = self._toolbox.suspended.get(tool_call_id)
+        if suspension is None:
             waiting = ", ".join(repr(c) for c in self._toolbox.suspended) or "none"
             raise ResumeError(tool_call_id, f"no suspended tool call {tool_call_id!r} (suspended: {waiting})")
+        suspended_tool(self._toolbox.tools, tool_call_id, suspension.tool_name, "agent")
         self._conversation.resume_data[tool_call_id] = resume_data
 
     def supply_output(self, tool_call_id: str, output: Any) -> None:

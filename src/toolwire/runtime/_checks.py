@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from toolwire.exceptions import ArgumentError
-from toolwire.results import ToolCall, ToolResult
+from toolwire.results import ToolCall, ToolResult, execution_denied
 from toolwire.schema import SchemaValidationError
 from toolwire.tools import Tool, free_form_input
 
@@ -112,3 +112,8 @@ def unknown_tool(call: ToolCall, tools: Iterable[str]) -> ToolResult:
     return ToolResult(
         tool_call_id=call.tool_call_id, tool_name=call.tool_name, output={"type": "error-text", "value": message}
     )
+
+
+def denied(tool: Tool, call: ToolCall, reason: str | None) -> ToolResult:
+    """The answer to a call someone refused: the model reads that it was not run, and why."""
+    return ToolResult(tool_call_id=call.tool_call_id, tool_name=tool.id, output=execution_denied(reason))

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolwire.exceptions import ToolwireError
+from toolwire.exceptions import ResumeError, ToolwireError
+from toolwire.tools import Tool
 
 
 class ResumeRefused(ToolwireError):
@@ -64,3 +65,17 @@ class Suspension:
             )
         except KeyError as exc:
             raise ValueError(f"suspended call state is missing {exc.args[0]!r}") from None
+
+
+def suspended_tool(tools: Mapping[str, Tool], tool_call_id: str, tool_name: str, holder: str) -> Tool:
+    """The tool that suspended a call (state imported where the tool is missing cannot resume).
+
+    Raises:
+        ResumeError: `holder` (a toolbox, an agent) does not hold the tool.
+    """
+    tool = tools.get(tool_name)
+    if tool is None:
+        known = ", ".join(sorted(tools)) or "none"
+        problem = f"was suspended by tool {tool_name!r}, which this {holder} does not hold (tools: {known})"
+        raise ResumeError(tool_call_id, f"tool call {tool_call_id!r} {problem}")
+    return tool

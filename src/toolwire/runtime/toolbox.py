@@ -1,18 +1,15 @@
 """A set of tools that runs many calls concurrently, with approvals and suspended calls.
 
-Approvals come in two modes: `"wait"` (a call requiring approval waits until someone calls
-`approve`/`deny`, e.g. a UI handler in another task) and `"pause"` (the call is parked and
-returned as an `ApprovalRequest`; `run_decided()` runs it once decided — what an agent loop
-that stops and resumes wants). Approval ids are unguessable and single-use. Parked approvals
-and suspended calls export to JSON.
+Approvals come in two modes: `"wait"` (the call waits until someone calls `approve`/`deny`, e.g.
+a UI handler in another task, or the run is aborted) and `"pause"` (the call is parked and returned
+as an `ApprovalRequest`; `run_decided()` runs it once decided — what an agent loop that stops and
+resumes wants). Approval ids are unguessable and single-use; parked ones export to JSON.
 
-Every step of a call is noted as a `Record` with its raw payloads: `on_record` receives them
-(an agent keeps its turn and transcript from them, whoever resumed the call), and `on_event`
-receives their UI events, computed through the tools' display transforms.
+Every step of a call is noted as a `Record` with its raw payloads for `on_record` (an agent keeps its
+turn and transcript from them), and as a UI event through the display transforms for `on_event`.
 
-With a `background` runner, a call to a tool with `background` enabled is started as a task and
-answered at once with an acknowledgement (`toolwire.runtime.background`); without one it runs
-like any other call (there is no later turn to report it in).
+With a `background` runner, a call to a `background` tool starts as a task, answered at once with an
+acknowledgement (`toolwire.runtime.background`); without one it runs like any other call.
 
 Whatever runs a tool's own code — `execute`, a resumed `execute`, the checks of an output
 supplied from elsewhere — goes through `unit()`, the one place a durable engine wraps as a step.
@@ -27,11 +24,19 @@ from typing import Any, Literal
 from toolwire.adapter import tool_mapping
 from toolwire.events import Event
 from toolwire.exceptions import ArgumentError, ResumeError, ToolError
-from toolwire.results import ToolCall, ToolResult, execution_denied
+from toolwire.results import ToolCall, ToolResult
 from toolwire.tools import Tool
 
 from ._approval_waits import ApprovalWaits
-from ._checks import as_call, error_result, input_problem, resume_error_text, resume_problem, unknown_tool
+from ._checks import (
+    as_call,
+    denied,
+    error_result,
+    input_problem,
+    resume_error_text,
+    resume_problem,
+    unknown_tool,
+)
 from .abort import AbortSignal
 from .approvals import ApprovalRequest, Approvals, Decision, new_approval_id
 from .background import acknowledgement, runs_in_background
@@ -49,7 +54,7 @@ from .records import (
     Suspended,
 )
 from .run_state import RunState
-from .suspension import ResumeRefused, Suspension
+from .suspension import ResumeRefused, Suspension, suspended_tool
 
 ApprovalMode = Literal["wait", "pause"]
 UnitKind = Literal["execute", "resume", "output"]
@@ -147,7 +152,7 @@ class Toolbox:
             if isinstance(decision, ToolResult):  # the run was aborted while the call waited
                 return self._finished(tool, decision)
             if not decision.approved:
-                return self._finished(tool, _denied(tool, call, decision.reason))
+                return self._finished(tool, denied(tool, call, decision.reason))
         if self.background is not None and runs_in_background(tool):
             return await self._launch(tool, call, messages)
         return await self.execute_call(tool, call, messages=messages, abort=abort)
@@ -286,13 +291,13 @@ class Toolbox:
         keeps the call suspended, and raises.
 
         Raises:
-            ResumeError: no call is suspended under this id.
+            ResumeError: no call is suspended under this id, or its tool is not in this box.
             ResumeRefused: the tool refused the data before doing anything.
         """
         suspension = self.suspended.get(tool_call_id)
         if suspension is None:
             raise ResumeError(tool_call_id, f"no suspended tool call {tool_call_id!r}")
-        tool = self.tools[suspension.tool_name]
+        tool = suspended_tool(self.tools, tool_call_id, suspension.tool_name, "toolbox")
         problem = resume_problem(tool, resume_data)
         if problem is not None:
             text = resume_error_text(tool, problem)
@@ -392,7 +397,3 @@ class Toolbox:
     def new_approval_id() -> str:
         """A fresh unguessable id (for hosts that create approvals themselves)."""
         return new_approval_id()
-
-
-def _denied(tool: Tool, call: ToolCall, reason: str | None) -> ToolResult:
-    return ToolResult(tool_call_id=call.tool_call_id, tool_name=tool.id, output=execution_denied(reason))
