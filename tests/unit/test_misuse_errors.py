@@ -168,6 +168,23 @@ class TestAgentArguments:
             agent.run()
 
 
+class TestImportState:
+    @pytest.mark.parametrize(
+        ("state", "problem"),
+        [
+            ({"toolbox": 5}, "`state.toolbox` must be a dict from export_state(); got builtins.int 5"),
+            ({"background": []}, "`state.background` must be a dict from export_state(); got builtins.list []"),
+            ({"run": "x"}, "`state.run` must be a dict from export_state(); got builtins.str 'x'"),
+            ({"turn": {"calls": 3}}, "`state` must be a dict from export_state(); it cannot be read: TypeError: "),
+        ],
+    )
+    def test_a_field_of_the_wrong_kind_is_named(self, state: dict[str, Any], problem: str) -> None:
+        """A damaged saved state is an ArgumentError naming the field (was an AttributeError or TypeError inside)."""
+        agent = Agent(api=ScriptedAdapter([]), client=SCRIPTED_CLIENT, model="m", tools=[ECHO])
+        with pytest.raises(ArgumentError, match=f"^{re.escape(problem)}"):
+            agent.import_state({"messages": [], **state})
+
+
 class TestEncodeMessages:
     @pytest.mark.parametrize("api", ["openai-chat", "openai-responses", "anthropic", "gemini"])
     def test_a_string_is_not_a_conversation(self, api: str) -> None:

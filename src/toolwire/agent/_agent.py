@@ -341,13 +341,22 @@ class Agent(StepLoop):
         Background tasks that were still running end as `lost` (their process is not this one's).
 
         Raises:
-            ArgumentError: `state` is not a mapping, or holds messages that cannot be read.
+            ArgumentError: `state` is not a mapping, or a field of it cannot be read (named when it can be).
         """
         if not isinstance(state, Mapping):
             raise ArgumentError("state", "a dict from export_state()", state)
-        self._conversation.load(state)
-        self.toolbox.import_state(state.get("toolbox", {}))
-        self.background.import_state(state.get("background", {}), self.tools)
+        for field in ("toolbox", "background", "run"):
+            if state.get(field) is not None and not isinstance(state[field], Mapping):
+                raise ArgumentError(f"state.{field}", "a dict from export_state()", state[field])
+        try:
+            self._conversation.load(state)
+            self.toolbox.import_state(state.get("toolbox") or {})
+            self.background.import_state(state.get("background") or {}, self.tools)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            if isinstance(exc, ArgumentError):
+                raise
+            problem = f"it cannot be read: {type(exc).__name__}: {exc}"
+            raise ArgumentError("state", "a dict from export_state()", detail=problem) from exc
 
     def result(self) -> AgentResult:
         """Where the conversation stands now."""
