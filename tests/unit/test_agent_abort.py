@@ -198,6 +198,34 @@ class TestAbortWhileToolsRun:
         closed = ABORTED_TEXT.replace("user stop", "the stream was closed").format(name="lookup")
         assert adapter.requests[1]["messages"][2]["content"][0]["output"] == {"type": "error-text", "value": closed}
 
+    def test_an_abort_while_resuming_stops_the_other_resumes_before_they_are_shown(self) -> None:
+        """Two suspended calls resumed; the first aborts the run: the second is never announced as resumed."""
+        agents: list[Agent] = []
+
+        def ask(value: Any, context: ToolContext) -> str:
+            if not context.resumed:
+                context.suspend({"question": "Sure?"})
+            agents[0].abort("user stop")
+            return "answered"
+
+        script = [[call("c1", "ask", "{}"), call("c2", "ask", "{}"), StepFinished("tool-calls")], answer("ok")]
+        agents.append(Agent(api=ScriptedAdapter(script), client=SCRIPTED_CLIENT, model="m", tools=[_ask_tool(ask)]))
+        agents[0].run("ask twice")
+        agents[0].resume("c1", "yes")
+        agents[0].resume("c2", "yes")
+        events = [e.to_dict() for e in agents[0].stream()]
+        assert [e["type"] for e in events] == ["tool-resumed", "tool-output-error", "tool-output-error", "abort"]
+        assert events[2] == {
+            "type": "tool-output-error",
+            "toolCallId": "c2",
+            "errorText": ABORTED_TEXT.format(name="ask"),
+        }
+        assert agents[0].run("again").text == "ok"
+
+
+def _ask_tool(execute: Any) -> Tool:
+    return create_tool(id="ask", description="Ask.", execute=execute)
+
 
 class TestAbortApi:
     def test_hooks_and_tools_get_the_runs_signal_never_none(self) -> None:

@@ -115,7 +115,7 @@ class Pauses:
             return True
         messages = self._conversation.messages
         for tool_call_id, data in _take(self._conversation.resume_data):
-            if tool_call_id in self._toolbox.suspended:
+            if tool_call_id in self._toolbox.suspended and not signal.aborted:  # aborted: `abort` answers it
                 with contextlib.suppress(ResumeRefused):  # noted as a tool-resume-error; the call still waits
                     await self._toolbox.resume(tool_call_id, data, messages=messages, abort=signal)
         for tool_call_id, output in _take(self._conversation.supplied_outputs):
