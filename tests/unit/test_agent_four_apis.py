@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import warnings
 from typing import Any
 
@@ -122,10 +123,12 @@ def test_an_abort_inside_a_running_tool_leaves_a_conversation_that_continues(api
     """The sync tool sees its signal; both parallel calls are answered; the next prompt is a valid request."""
     seen: list[str | None] = []
     agents: list[Agent] = []
+    finished = threading.Event()  # the run does not wait for a sync tool's thread to end
 
     def slow(value: Any, context: ToolContext) -> str:
         agents[0].abort("user stop")
         seen.append(context.abort_signal.reason if context.abort_signal.wait(timeout=30) else None)
+        finished.set()
         return "too late"
 
     tools = [
@@ -136,6 +139,7 @@ def test_an_abort_inside_a_running_tool_leaves_a_conversation_that_continues(api
     capture = RequestCapture([asked, text_reply(api, "Next.")])
     agents.append(_agent(api, capture, tools, mode))
     events = _stream(agents[0], mode, "Go")
+    assert finished.wait(30)
     assert (events[-1].type, agents[0].result().aborted, seen) == ("abort", True, ["user stop"])
     again = agents[0].run("Again") if mode == "sync" else asyncio.run(agents[0].arun("Again"))
     assert again.text == "Next."

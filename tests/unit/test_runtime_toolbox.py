@@ -241,6 +241,22 @@ class TestApprovalsWait:
             box.approve(approval_id)
 
 
+class TestAbortedBeforeAsking:
+    @pytest.mark.parametrize("mode", ["pause", "wait"])
+    async def test_nobody_is_asked_to_approve_a_call_of_an_aborted_run(self, mode: str) -> None:
+        """The call is answered as aborted at once: no approval request, nothing parked."""
+        events: list[Event] = []
+        box = Toolbox([DELETE], approvals=mode, on_event=events.append)  # type: ignore[arg-type]
+        signal = AbortSignal()
+        signal.abort("the user left")
+        (result,) = await asyncio.wait_for(box.run([_call("c1", "delete")], abort=signal), 30)
+        aborted = "Tool 'delete' was aborted before it ran (the user left)."
+        assert isinstance(result, ToolResult)
+        assert result.output == {"type": "error-text", "value": aborted}
+        assert events == [ToolOutputError(tool_call_id="c1", error_text=aborted)]
+        assert box.pending_approvals == {}
+
+
 class TestPersistenceAndResume:
     async def test_parked_approvals_survive_a_restart(self) -> None:
         """Export, build a new box, import, approve: the call runs."""

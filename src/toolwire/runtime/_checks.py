@@ -15,6 +15,8 @@ from toolwire.results import ToolCall, ToolResult, execution_denied
 from toolwire.schema import SchemaValidationError
 from toolwire.tools import Tool, free_form_input
 
+from .abort import AbortSignal
+
 _CALL_FORM = 'a ToolCall or its dict form {"toolCallId": str, "toolName": str, "input": {...}}'
 
 
@@ -117,3 +119,10 @@ def unknown_tool(call: ToolCall, tools: Iterable[str]) -> ToolResult:
 def denied(tool: Tool, call: ToolCall, reason: str | None) -> ToolResult:
     """The answer to a call someone refused: the model reads that it was not run, and why."""
     return ToolResult(tool_call_id=call.tool_call_id, tool_name=tool.id, output=execution_denied(reason))
+
+
+def aborted_before_run(tool: Tool, call: ToolCall, signal: AbortSignal | None) -> ToolResult | None:
+    """The answer to a call whose run was aborted before it started (None while not aborted)."""
+    if signal is None or not signal.aborted:
+        return None
+    return error_result(call, f"Tool {tool.id!r} was aborted before it ran ({signal.reason or 'no reason given'}).")

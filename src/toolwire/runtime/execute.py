@@ -23,6 +23,7 @@ from toolwire.schema import SchemaValidationError
 from toolwire.tools import Tool
 
 from ._checks import (
+    aborted_before_run,
     as_call,
     check_request_context,
     error_result,
@@ -277,7 +278,7 @@ async def _run_with_signal(
         background=options.background,
         extra=dict(options.context_extra or {}),
     )
-    aborted_early = _aborted_before_run(tool, call, signal)
+    aborted_early = aborted_before_run(tool, call, signal)
     if aborted_early is not None:
         return aborted_early  # an aborted run fires no more hooks
     if not call.input_hook_fired and tool.on_input_available is not None:
@@ -326,9 +327,3 @@ def _agent_context(call: ToolCall, options: _Options) -> AgentContext | None:
         thread_id=options.run.thread_id,
         resource_id=options.run.resource_id,
     )
-
-
-def _aborted_before_run(tool: Tool, call: ToolCall, signal: AbortSignal) -> ToolResult | None:
-    if not signal.aborted:
-        return None
-    return error_result(call, f"Tool {tool.id!r} was aborted before it ran ({signal.reason or 'no reason given'}).")

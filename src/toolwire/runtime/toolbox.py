@@ -28,15 +28,7 @@ from toolwire.results import ToolCall, ToolResult
 from toolwire.tools import Tool
 
 from ._approval_waits import ApprovalWaits
-from ._checks import (
-    as_call,
-    denied,
-    error_result,
-    input_problem,
-    resume_error_text,
-    resume_problem,
-    unknown_tool,
-)
+from ._checks import aborted_before_run, as_call, denied, input_problem, resume_error_text, resume_problem, unknown_tool
 from .abort import AbortSignal
 from .approvals import ApprovalRequest, Approvals, Decision, new_approval_id
 from .background import acknowledgement, runs_in_background
@@ -232,6 +224,10 @@ class Toolbox:
         decided = self._approvals.take(call)
         if decided is not None:
             return decided
+        aborted = aborted_before_run(tool, call, abort)
+        if aborted is not None:  # nobody is asked to approve a call of an aborted run
+            self._approvals.forget_calls({call.tool_call_id})
+            return aborted
         request, new = self._approvals.request(call)
         if new:
             self._note(tool, ApprovalAsked(request))
@@ -239,9 +235,7 @@ class Toolbox:
             return None
         answered = await self._waits.wait(request.approval_id, abort)
         decision = self._approvals.spend(request.approval_id)  # an abort spends the id: a late answer is refused
-        if answered or abort is None:
-            return decision
-        return error_result(call, f"Tool {tool.id!r} was aborted before it ran ({abort.reason or 'no reason given'}).")
+        return decision if answered else aborted_before_run(tool, call, abort)
 
     def approve(self, approval_id: str) -> None:
         """Approve a parked or waiting call (once).
