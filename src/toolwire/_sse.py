@@ -3,11 +3,23 @@
 Written by hand: the SDKs' decoders are private and work on text, and we need byte offsets
 for error reports and the same events however the bytes are chunked (`\\n`, `\\r\\n`, `\\r`,
 a `\\r\\n` split across chunks, a UTF-8 character split across chunks).
+
+Two paths give the same events. Blocks of the shape every provider sends (an optional
+`event:` line, one `data:` line, a blank line; LF or CRLF) are cut out of the bytes whole and
+their data handed over as bytes, without decoding lines one by one. Anything else (comments,
+`id:`, several data lines, bare CR endings, a block not complete yet) goes line by line. Only
+an incomplete line is held between chunks, and it is never scanned again: a frame arriving in
+many small chunks costs time linear in its size.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
+
+_BOM = b"\xef\xbb\xbf"
+_LINE_END = re.compile(rb"[\r\n]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,126 +34,186 @@ class ServerSentEvent:
 
 
 class SseDecoder:
-    """Feed bytes in any chunking; get complete events back."""
+    """Feed bytes in any chunking; get complete events back (`emit` says what an event becomes)."""
 
-    __slots__ = ("_buffer", "_consumed", "_data", "_event", "_event_offset", "_id", "_skip_lf", "_started")
+    __slots__ = ("_consumed", "_data", "_event", "_event_offset", "_id", "_pending", "_skip_lf", "_started")
 
     def __init__(self) -> None:
-        self._buffer = b""
+        self._pending = bytearray()
+        """An incomplete line (no CR or LF in it), held until the chunk that ends it."""
         self._consumed = 0
         self._skip_lf = False
         self._started = False
-        self._data: list[str] = []
-        self._event: str | None = None
-        self._id: str | None = None
+        self._data: list[bytes] = []
+        self._event: bytes | None = None
+        self._id: bytes | None = None
         self._event_offset: int | None = None
 
-    def feed(self, chunk: bytes) -> list[ServerSentEvent]:
+    def emit(self, data: bytes, event: bytes | None, offset: int, out: list[Any]) -> None:
+        """Append what one dispatched event becomes to `out` (here: a `ServerSentEvent`)."""
+        last_id = None if self._id is None else self._id.decode("utf-8", errors="replace")
+        name = None if event is None else event.decode("utf-8", errors="replace")
+        out.append(ServerSentEvent(data.decode("utf-8", errors="replace"), name, last_id, offset))
+
+    def feed(self, chunk: bytes) -> list[Any]:
         """Decode whatever complete lines `chunk` finishes."""
+        out: list[Any] = []
         if not chunk:
-            return []
+            return out
         if self._skip_lf:
             self._skip_lf = False
             if chunk[:1] == b"\n":
                 chunk = chunk[1:]
                 self._consumed += 1
-        if not self._started:
-            chunk = self._strip_bom(chunk)
-        data = self._buffer + chunk if self._buffer else chunk
-        if self._event_offset is None and b"\r" not in data:
-            return self._feed_blocks(data)
-        lines = data.splitlines(keepends=True)
-        if lines and not lines[-1].endswith((b"\n", b"\r")):
-            self._buffer = lines.pop()
+                if not chunk:
+                    return out
+        pending = self._pending
+        if pending:
+            pending += chunk
+            if b"\n" not in chunk and b"\r" not in chunk:  # the held line goes on: nothing to decode yet
+                return out
+            data = bytes(pending)
+            pending.clear()
         else:
-            self._buffer = b""
-        events: list[ServerSentEvent] = []
-        for line in lines:
-            self._line(line, events)
-        if not self._buffer and lines and lines[-1].endswith(b"\r"):
-            self._skip_lf = True
-        return events
+            data = chunk
+        if not self._started:
+            data = self._strip_bom(data)
+            if not self._started:
+                return out
+        position = self._decode(data, out)
+        if position < len(data):
+            self._pending += data[position:]
+        return out
 
-    def _feed_blocks(self, data: bytes) -> list[ServerSentEvent]:
-        """Fast path for LF-only data between events: whole blank-line-terminated blocks at once."""
-        events: list[ServerSentEvent] = []
-        position = 0
-        while True:
-            end = data.find(b"\n\n", position)
-            if end < 0:
-                break
-            block = data[position:end]
-            offset = self._consumed
-            self._consumed += end + 2 - position
-            position = end + 2
-            if block.startswith(b"data: ") and b"\n" not in block:
-                events.append(ServerSentEvent(block[6:].decode("utf-8", errors="replace"), None, self._id, offset))
-                continue
-            for line in block.split(b"\n"):
-                self._field(line, offset, events)
-                offset += len(line) + 1
-            self._dispatch(events)
-        self._buffer = data[position:]
-        return events
-
-    def close(self) -> list[ServerSentEvent]:
+    def close(self) -> list[Any]:
         """End of stream: an unterminated last line and an undispatched event still count."""
-        events: list[ServerSentEvent] = []
-        remainder, self._buffer = self._buffer, b""
-        for line in remainder.splitlines(keepends=True):
-            self._line(line, events)
-        self._dispatch(events)
-        return events
+        out: list[Any] = []
+        remainder = bytes(self._pending)
+        self._pending.clear()
+        if not self._started and remainder.startswith(_BOM):
+            remainder = remainder[3:]
+            self._consumed += 3
+        if remainder:
+            self._consumed += len(remainder)
+            self._field(remainder, self._consumed - len(remainder), out)
+        self._dispatch(out)
+        return out
 
     @property
     def offset(self) -> int:
         """Bytes consumed so far (complete lines)."""
         return self._consumed
 
-    def _strip_bom(self, chunk: bytes) -> bytes:
-        pending = self._buffer + chunk
-        if len(pending) < 3 and b"\xef\xbb\xbf".startswith(pending):
-            return chunk  # wait for more bytes to decide
+    def _strip_bom(self, data: bytes) -> bytes:
+        if len(data) < 3 and _BOM.startswith(data):
+            self._pending += data  # wait for more bytes to decide
+            return data
         self._started = True
-        if pending.startswith(b"\xef\xbb\xbf"):
+        if data.startswith(_BOM):
             self._consumed += 3
-            self._buffer = b""
-            return pending[3:]
-        return chunk
+            return data[3:]
+        return data
 
-    def _line(self, raw: bytes, events: list[ServerSentEvent]) -> None:
-        start = self._consumed
-        self._consumed += len(raw)
-        if raw.endswith(b"\r\n"):
-            raw = raw[:-2]
-        elif raw.endswith((b"\n", b"\r")):
-            raw = raw[:-1]
-        self._field(raw, start, events)
+    def _decode(self, data: bytes, out: list[Any]) -> int:
+        """Consume every complete block and line of `data`; the position of the incomplete rest."""
+        position = 0
+        end = len(data)
+        plain_lf = b"\r" not in data
+        while position < end:
+            if self._event_offset is None:
+                position = self._blocks(data, position, plain_lf, out)
+                if position >= end:
+                    break
+            position = self._lines(data, position, out)
+            if position < 0:
+                return -position - 1
+        return position
 
-    def _field(self, raw: bytes, start: int, events: list[ServerSentEvent]) -> None:
+    def _blocks(self, data: bytes, position: int, plain_lf: bool, out: list[Any]) -> int:
+        """Cut whole `[event: NAME]` + `data: ...` + blank-line blocks; stop at the first other shape."""
+        find = data.find
+        startswith = data.startswith
+        emit = self.emit
+        end = len(data)
+        base = self._consumed - position  # the stream offset of data[0]
+        start = position
+        while True:
+            newline = find(b"\n", position)
+            if newline < 0:
+                break
+            event = None
+            if data[position] == 101 and startswith(b"event:", position):  # 101: "e"
+                if not plain_lf and (data[newline - 1] != 13 or find(b"\r", position, newline - 1) >= 0):
+                    break
+                value = position + 7 if data[position + 6] == 32 else position + 6  # one optional space
+                event = data[value : newline if plain_lf else newline - 1]
+                position = newline + 1
+                newline = find(b"\n", position)
+                if newline < 0 or not startswith(b"data:", position):
+                    break
+            elif not startswith(b"data:", position):
+                break
+            if plain_lf:
+                stop = newline
+                if newline + 1 >= end or data[newline + 1] != 10:
+                    break
+                after = newline + 2
+            else:
+                stop = newline - 1
+                if data[stop] != 13 or find(b"\r", position, stop) >= 0 or data[newline + 1 : newline + 3] != b"\r\n":
+                    break
+                after = newline + 3
+            emit(data[position + 6 if data[position + 5] == 32 else position + 5 : stop], event, base + start, out)
+            position = start = after
+        self._consumed = base + start
+        return start
+
+    def _lines(self, data: bytes, position: int, out: list[Any]) -> int:
+        """Decode lines one by one until an event is dispatched; `-1 - position` when out of complete lines."""
+        end = len(data)
+        search = _LINE_END.search
+        while True:
+            match = search(data, position)
+            if match is None:
+                return -1 - position
+            stop = match.start()
+            after = stop + 1
+            if data[stop] == 13:
+                if after == end:
+                    self._skip_lf = True  # a CR ends the line; an LF opening the next chunk belongs to it
+                elif data[after] == 10:
+                    after += 1
+            line_offset = self._consumed
+            self._consumed += after - position
+            dispatched = self._field(data[position:stop], line_offset, out)
+            position = after
+            if dispatched:
+                return position
+
+    def _field(self, raw: bytes, start: int, out: list[Any]) -> bool:
         """One line without its terminator: a field, a comment, or (empty) the end of an event."""
         if not raw:
-            self._dispatch(events)
-            return
+            self._dispatch(out)
+            return True
         if raw[:1] == b":":
-            return
-        line = raw.decode("utf-8", errors="replace")
-        name, colon, value = line.partition(":")
-        if colon and value[:1] == " ":
+            return False
+        name, colon, value = raw.partition(b":")
+        if colon and value[:1] == b" ":
             value = value[1:]
         if self._event_offset is None:
             self._event_offset = start
-        if name == "data":
+        if name == b"data":
             self._data.append(value)
-        elif name == "event":
+        elif name == b"event":
             self._event = value
-        elif name == "id" and "\0" not in value:
+        elif name == b"id" and b"\0" not in value:
             self._id = value
+        return False
 
-    def _dispatch(self, events: list[ServerSentEvent]) -> None:
+    def _dispatch(self, out: list[Any]) -> None:
         if self._data:
-            data = self._data[0] if len(self._data) == 1 else "\n".join(self._data)
-            events.append(ServerSentEvent(data, self._event, self._id, self._event_offset or 0))
+            data = self._data[0] if len(self._data) == 1 else b"\n".join(self._data)
+            self.emit(data, self._event, self._event_offset or 0, out)
         self._data = []
         self._event = None
         self._event_offset = None  # the last event id persists across events, as the SSE spec says
