@@ -19,7 +19,7 @@ from ._hooks import StreamHooks
 from ._provider_calls import EncodedMessages as EncodedMessages  # re-exported: the adapter contract's types
 from ._provider_calls import ProviderCalls
 from ._readonly import read_only
-from ._sources import FrameError, SdkConverter, aiter_frames, iter_frames
+from ._sources import FrameError, SdkConverter, aframe_batches, frame_batches
 from .capabilities import Capabilities
 from .compat import Degradation, report
 from .deltas import Delta
@@ -282,22 +282,23 @@ class Adapter(ProviderCalls, ABC):
         out: list[Event] = []
         decode = decoder.feed
         handlers = assembler.handlers
-        for frame in iter_frames(source, self._converter()):  # `_decode`, inlined: the hottest loop
-            if type(frame) is FrameError:
-                assembler.error(self._frame_error_text(frame), out)
-            else:
-                try:
-                    for delta in decode(frame):
-                        handlers[type(delta)](delta, out)
-                except _DECODE_ERRORS as exc:
-                    assembler.error(self._frame_problem(frame, exc), out)
-            if out:
-                if abort_signal is not None and _aborted(abort_signal):
-                    return
-                if hooks is not None:
-                    hooks.fire_sync(out)
-                yield from out
-                out.clear()
+        for batch in frame_batches(source, self._converter()):
+            for frame in batch:  # `_decode`, inlined: the hottest loop
+                if type(frame) is FrameError:
+                    assembler.error(self._frame_error_text(frame), out)
+                else:
+                    try:
+                        for delta in decode(frame):
+                            handlers[type(delta)](delta, out)
+                    except _DECODE_ERRORS as exc:
+                        assembler.error(self._frame_problem(frame, exc), out)
+                if out:
+                    if abort_signal is not None and _aborted(abort_signal):
+                        return
+                    if hooks is not None:
+                        hooks.fire_sync(out)
+                    yield from out
+                    out.clear()
         if abort_signal is not None and _aborted(abort_signal):
             return
         self._close(decoder, assembler, out)
@@ -318,19 +319,20 @@ class Adapter(ProviderCalls, ABC):
         assembler, hooks, decoder = self._start(tools, partial, messages, abort_signal)
         out: list[Event] = []
         if isinstance(source, AsyncIterable):
-            frames = aiter_frames(source, self._converter())
+            batches = aframe_batches(source, self._converter())
         else:
-            frames = _as_async(iter_frames(source, self._converter()))
-        async for frame in frames:
-            self._decode(decoder, assembler, frame, out)
-            if out:
-                if abort_signal is not None and _aborted(abort_signal):
-                    return
-                if hooks is not None:
-                    await hooks.fire_async(out)
-                for event in out:
-                    yield event
-                out.clear()
+            batches = _as_async(frame_batches(source, self._converter()))
+        async for batch in batches:
+            for frame in batch:
+                self._decode(decoder, assembler, frame, out)
+                if out:
+                    if abort_signal is not None and _aborted(abort_signal):
+                        return
+                    if hooks is not None:
+                        await hooks.fire_async(out)
+                    for event in out:
+                        yield event
+                    out.clear()
         if abort_signal is not None and _aborted(abort_signal):
             return
         self._close(decoder, assembler, out)

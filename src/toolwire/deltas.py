@@ -10,7 +10,7 @@ frozen: a frozen dataclass costs 2.3 times as much to build, on the hottest path
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -74,7 +74,10 @@ class ToolCallFinished:
     """A call's input is complete.
 
     `arguments` is the full text when the provider restates it at the end (it wins over the
-    buffered fragments); `input` is an already-parsed value (Gemini sends objects, not text).
+    buffered fragments); `input` is an already-parsed value (Gemini sends objects, not text);
+    `rebuild` computes the input from the complete argument text the call's fragments made,
+    for inputs the fragments cannot spell out alone (Vertex arguments sent out of order), so
+    the decoder keeps no copy of the text.
     """
 
     key: Hashable
@@ -82,6 +85,7 @@ class ToolCallFinished:
     input: Any = None
     has_input: bool = False
     provider_metadata: ProviderMetadata | None = None
+    rebuild: Callable[[str], Any] | None = None
 
 
 @dataclass(slots=True)

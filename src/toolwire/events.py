@@ -54,8 +54,8 @@ class Usage:
 class PartialInputSource(Protocol):
     """Computes the best-effort input of a streaming call as it stood after a given delta."""
 
-    def partial_value(self, delta_count: int) -> Any:
-        """The parsed prefix after `delta_count` argument deltas."""
+    def partial_value(self, position: int) -> Any:
+        """The parsed prefix of the call's argument text up to `position` (where a delta ended)."""
         ...
 
 
@@ -196,7 +196,7 @@ class PartialToolInputDelta(ToolInputDelta):
     """
 
     _partial: PartialInputSource = field(repr=False, compare=False)
-    _delta_count: int = field(default=0, repr=False, compare=False)
+    _position: int = field(default=0, repr=False, compare=False)
 
     @property
     def partial_input(self) -> Any:
@@ -205,7 +205,7 @@ class PartialToolInputDelta(ToolInputDelta):
         Computed when read. Read while iterating, it is the parser's live value (copy it to
         keep it); read later, it is recomputed from the text as it stood at this delta.
         """
-        return self._partial.partial_value(self._delta_count)
+        return self._partial.partial_value(self._position)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form with `partialInput`."""

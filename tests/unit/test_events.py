@@ -216,8 +216,8 @@ CASES: list[tuple[Event, dict[str, Any]]] = [
 class _Partial:
     """A partial-input source returning a canned value per delta count."""
 
-    def partial_value(self, delta_count: int) -> Any:
-        return {"count": delta_count}
+    def partial_value(self, position: int) -> Any:
+        return {"count": position}
 
 
 class TestJsonForms:
@@ -263,7 +263,7 @@ class TestPartialInput:
 
     def test_partial_input_is_computed_for_the_delta_it_belongs_to(self) -> None:
         """The source is asked for the value as of this delta's position, and it is serialized."""
-        event = PartialToolInputDelta(tool_call_id="c", input_text_delta="{", _partial=_Partial(), _delta_count=3)
+        event = PartialToolInputDelta(tool_call_id="c", input_text_delta="{", _partial=_Partial(), _position=3)
         assert event.partial_input == {"count": 3}
         assert event.to_dict() == {
             "type": "tool-input-delta",
@@ -276,8 +276,8 @@ class TestPartialInput:
         """`partialInput` is derived data: from_dict drops it and equality ignores its source."""
         event = from_dict({"type": "tool-input-delta", "toolCallId": "c", "inputTextDelta": "{", "partialInput": {}})
         assert event == ToolInputDelta(tool_call_id="c", input_text_delta="{")
-        first = PartialToolInputDelta(tool_call_id="c", input_text_delta="{", _partial=_Partial(), _delta_count=1)
-        second = PartialToolInputDelta(tool_call_id="c", input_text_delta="{", _partial=_Partial(), _delta_count=2)
+        first = PartialToolInputDelta(tool_call_id="c", input_text_delta="{", _partial=_Partial(), _position=1)
+        second = PartialToolInputDelta(tool_call_id="c", input_text_delta="{", _partial=_Partial(), _position=2)
         assert first == second
 
 
