@@ -100,7 +100,12 @@ class AnthropicDecoder:
         if type(frame) is dict:
             kind = frame.get("type")
             if kind == "content_block_delta":
-                return self._block_delta(frame.get("index"), frame.get("delta"))
+                delta = frame.get("delta")
+                if type(delta) is dict and delta.get("type") == "input_json_delta" and not self._whole:
+                    text, index = delta.get("partial_json"), frame.get("index")
+                    if type(text) is str and type(index) is int:
+                        return (ToolArgsPiece(index + self._base, text),)
+                return self._block_delta(frame.get("index"), delta)
         else:
             kind = getattr(frame, "type", None)
             if kind == "content_block_delta":

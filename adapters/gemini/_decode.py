@@ -43,11 +43,12 @@ from toolwire.exceptions import MalformedFrameError
 from .._frames import NOT_OBJECTS, Skipped, error_text, int_of, items_of, maybe_text, object_of, wrong
 from ._enums import FINISH_REASON, VERTEX_FINISH_REASON, enum_name
 from ._finish import blocked, code_input, code_output, finished, usage_report
-from ._partial_args import NO_VALUE, JsonPathWriter, Path, PathError, parse_json_path
+from ._partial_args import JsonPathWriter, Path, PathError, parse_json_path
 from ._sdk import camel_frame, key_style, part_json, response_frame
 from ._wire import CODE_EXECUTION, GENERATED_ID_PREFIX
 
 API = "gemini"
+_NO_PATH: Any = object()
 _TEXT: Final = 1
 _REASONING: Final = 2
 
@@ -55,12 +56,23 @@ _REASONING: Final = 2
 class _Streamed:
     """A Vertex call whose arguments arrive as `partialArgs`."""
 
-    __slots__ = ("key", "metadata", "writer")
+    __slots__ = ("key", "last_path", "last_raw_path", "metadata", "writer")
 
     def __init__(self, key: tuple[int, int], metadata: dict[str, Any] | None) -> None:
         self.key = key
         self.metadata = metadata
         self.writer = JsonPathWriter()
+        self.last_raw_path: Any = _NO_PATH
+        """The `jsonPath` of the last pair and its segments: the pieces of one string share it."""
+        self.last_path: Path = ()
+
+    def path(self, raw_path: Any) -> Path:
+        """The segments of a `jsonPath` (PathError when it is not one)."""
+        if raw_path == self.last_raw_path:
+            return self.last_path
+        path = parse_json_path(str(raw_path))
+        self.last_raw_path, self.last_path = raw_path, path
+        return path
 
 
 class _Candidate:
@@ -92,7 +104,6 @@ class GeminiDecoder:
         self._calls = 0
         self._primary: int | None = None
         self._candidates: dict[int, _Candidate] = {}
-        self._paths: dict[str, Path] = {}
         self._snake: bool | None = None
         self._vertex = False
         """The response has `createTime`: enums sent as numbers use Vertex AI's numbering."""
@@ -168,7 +179,7 @@ class GeminiDecoder:
         return self._one_arg(state, arg, arg.json_path, arg.string_value, arg.will_continue)
 
     def _streamed_dict(self, frame: dict[str, Any], state: _Candidate) -> list[Delta] | None:
-        """`_streamed_sdk` for response JSON."""
+        """`_streamed_sdk` for response JSON (a part of one key, a call of `partialArgs` and `willContinue`)."""
         try:
             (candidate,) = frame["candidates"]
             (part,) = candidate["content"]["parts"]
@@ -177,9 +188,10 @@ class GeminiDecoder:
         except (KeyError, TypeError, ValueError):
             return None
         if (
-            "name" in call
-            or not call.get("willContinue")
-            or "thoughtSignature" in part
+            len(part) != 1
+            or len(call) != 2
+            or call.get("willContinue") is not True
+            or type(arg) is not dict
             or "finishReason" in candidate
             or candidate.get("index", 0) != state.index
         ):
@@ -189,13 +201,13 @@ class GeminiDecoder:
     def _one_arg(self, state: _Candidate, arg: Any, raw_path: Any, string: Any, more: Any) -> list[Delta]:
         streamed = state.call
         assert streamed is not None
-        path = self._paths.get(raw_path) if type(raw_path) is str else None
-        if path is None or type(string) is not str:
-            out: list[Delta] = []
-            self._partial_args(streamed, (arg,), out)
-            return out
-        text = streamed.writer.feed(path, string, True, bool(more))
-        return [ToolArgsPiece(streamed.key, text)] if text else []
+        if type(string) is str and raw_path == streamed.last_raw_path:
+            text = streamed.writer.continue_string(streamed.last_path, string, bool(more))
+            if text is not None:
+                return [ToolArgsPiece(streamed.key, text)] if text else []
+        out: list[Delta] = []
+        self._partial_args(streamed, (arg,), out)
+        return out
 
     # -- candidates and parts ----------------------------------------------------------------
 
@@ -374,13 +386,11 @@ class GeminiDecoder:
                 raise wrong("functionCall.partialArgs[]", "an object", arg)
             else:
                 raw_path, string = arg.json_path, arg.string_value
-            path = self._paths.get(raw_path) if raw_path is not None else None
-            if path is None:
-                try:
-                    path = self._paths[raw_path] = parse_json_path(str(raw_path))
-                except PathError as exc:
-                    out.append(StreamFailed(f"Gemini partialArgs: {exc}"))
-                    continue
+            try:
+                path = streamed.path(raw_path)
+            except PathError as exc:
+                out.append(StreamFailed(f"Gemini partialArgs: {exc}"))
+                continue
             if string is not None:
                 more = arg.get("willContinue") if type(arg) is dict else arg.will_continue
                 text = writer.feed(path, string, True, bool(more))
@@ -397,13 +407,10 @@ class GeminiDecoder:
         assert streamed is not None
         state.call = None
         self._streaming = None
-        text, value = streamed.writer.close()
-        if value is NO_VALUE:
-            if text:
-                out.append(ToolArgsPiece(streamed.key, text))
-            out.append(ToolCallFinished(streamed.key, provider_metadata=streamed.metadata))
-        else:
-            out.append(ToolCallFinished(streamed.key, input=value, has_input=True, provider_metadata=streamed.metadata))
+        text, rebuild = streamed.writer.close()
+        if text:
+            out.append(ToolArgsPiece(streamed.key, text))
+        out.append(ToolCallFinished(streamed.key, provider_metadata=streamed.metadata, rebuild=rebuild))
 
     def _new_id(self) -> str:
         self._calls += 1

@@ -6,17 +6,21 @@ With `stream_function_call_arguments`, Vertex sends a call's arguments as a sequ
 `boolValue` or a `nullValue`. The model writes JSON front to back, so the paths arrive in
 document order; `JsonPathWriter` keeps the stack of open containers and emits the text that
 extends the document: commas, keys, opening and closing brackets, escaped string pieces.
-The concatenated deltas plus `close()` are exactly the arguments' JSON text.
+The concatenated deltas plus `close()` are exactly the arguments' JSON text. The writer keeps
+no copy of that text: the core buffers it.
 
 A path that goes back into a container already closed cannot be written as a text suffix.
-Then the writer stops emitting text, rebuilds the value from the text so far and applies the
-remaining pairs to it; `close()` returns that value for the core to use as the call's input.
+Then the writer stops emitting text and records the remaining pairs; `close()` returns a
+function that reads the value from the text emitted so far and applies them, for the core to
+call with the call's complete text.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import re
+from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import Any
 
@@ -32,6 +36,10 @@ class PathError(ValueError):
     """A `jsonPath` that is not an RFC 9535 normalized path below `$`."""
 
 
+_PLAIN_SEGMENT = re.compile(r"\.([^.\[]+)|\[([0-9]+)\]")
+"""A member name after a dot or an index: the segments of nearly every path, read by one regex match."""
+
+
 def parse_json_path(path: str) -> Path:
     """`$.a['b'][0]` as `("a", "b", 0)`.
 
@@ -42,7 +50,14 @@ def parse_json_path(path: str) -> Path:
         raise PathError(f"jsonPath {path!r} does not start at `$`")
     segments: list[Segment] = []
     i, n = 1, len(path)
+    match = _PLAIN_SEGMENT.match
     while i < n:
+        plain = match(path, i)
+        if plain is not None:
+            name, index = plain.groups()
+            segments.append(name if index is None else int(index))
+            i = plain.end()
+            continue
         char = path[i]
         if char == ".":
             j = i + 1
@@ -98,34 +113,49 @@ class _Container:
         self.keys: set[Segment] = set()
 
 
+Pair = tuple[Path, Any, bool, bool]
+"""A `(path, value, is_string, will_continue)` pair as `JsonPathWriter.feed` takes it."""
+
+
 class JsonPathWriter:
     """Writes one call's arguments as JSON text, one `(path, value)` pair at a time."""
 
-    __slots__ = ("_open_string", "_pieces", "_stack", "_tree")
+    __slots__ = ("_closers", "_late", "_open_string", "_stack")
 
     def __init__(self) -> None:
         self._stack: list[_Container] = []
         self._open_string: Path | None = None
-        self._pieces: list[str] = []
-        self._tree: Any = NO_VALUE
+        self._late: list[Pair] | None = None
+        """The pairs after the writer could no longer extend the text (None while it can)."""
+        self._closers = ""
+        """What closed the text at that point."""
 
     @property
     def clean(self) -> bool:
         """Whether the text so far ends between values (no string waits for its next piece)."""
         return self._open_string is None
 
+    def continue_string(self, path: Path, value: str, will_continue: bool) -> str | None:
+        """The text of the next piece of the string open at `path` (None when no string is open there)."""
+        if path is not self._open_string or self._late is not None:
+            return None
+        if will_continue:
+            return encode_basestring(value)[1:-1]
+        self._open_string = None
+        return encode_basestring(value)[1:]
+
     def feed(self, path: Path, value: Any, is_string: bool, will_continue: bool) -> str:
         """The JSON text this pair adds ("" when it adds none)."""
         open_string = self._open_string
-        if open_string is not None and is_string and path == open_string and self._tree is NO_VALUE:
-            text = encode_basestring(value)[1:] if not will_continue else encode_basestring(value)[1:-1]
-            if not will_continue:
-                self._open_string = None
-            self._pieces.append(text)
-            return text
-        if self._tree is not NO_VALUE:
-            self._apply(path, value, is_string, will_continue)
+        if self._late is not None:
+            self._late.append((path, value, is_string, will_continue))
+            self._open_string = path if is_string and will_continue else None
             return ""
+        if open_string is not None and is_string and path == open_string:
+            if will_continue:
+                return encode_basestring(value)[1:-1]
+            self._open_string = None
+            return encode_basestring(value)[1:]
         out: list[str] = []
         if not self._stack:
             self._stack.append(_Container(None, False))
@@ -134,8 +164,9 @@ class JsonPathWriter:
             out.append('"')
             self._open_string = None
         if not path or not self._position(path, out):
-            self._fallback(out)
-            self._apply(path, value, is_string, will_continue)
+            self._switch(out)
+            self._late = [(path, value, is_string, will_continue)]
+            self._open_string = path if is_string and will_continue else None
             return ""
         if is_string:
             text = encode_basestring(value)
@@ -146,26 +177,22 @@ class JsonPathWriter:
                 out.append(text)
         else:
             out.append(_scalar(value))
-        return self._emit(out)
+        return "".join(out)
 
-    def close(self) -> tuple[str, Any]:
-        """The text that completes the document, and the value when the writer had to rebuild it."""
-        if self._tree is not NO_VALUE:
-            return "", self._tree
-        out: list[str] = []
+    def close(self) -> tuple[str, Callable[[str], Any] | None]:
+        """The text that completes the document, and (when the writer had to stop writing) the
+        function that reads the value from the whole text emitted."""
+        if self._late is not None:
+            return "", self._rebuild
         if not self._stack:
-            return "{}", NO_VALUE
+            return "{}", None
+        out: list[str] = []
         if self._open_string is not None:
             out.append('"')
             self._open_string = None
         while self._stack:
             out.append("]" if self._stack.pop().is_array else "}")
-        return "".join(out), NO_VALUE
-
-    def _emit(self, out: list[str]) -> str:
-        text = "".join(out)
-        self._pieces.append(text)
-        return text
+        return "".join(out), None
 
     def _position(self, path: Path, out: list[str]) -> bool:
         """Close and open containers so the next text is the value at `path`; False if impossible."""
@@ -198,29 +225,30 @@ class JsonPathWriter:
                 stack.append(_Container(segment, is_array))
         return True
 
-    def _fallback(self, out: list[str]) -> None:
-        """Switch to building the value: the text so far, closed, is the value so far."""
-        self._pieces.append("".join(out))
-        text = "".join(self._pieces)
-        if self._open_string is not None:
-            text += '"'
-        closers = "".join("]" if c.is_array else "}" for c in reversed(self._stack))
-        self._tree = json.loads(text + closers) if text else {}
+    def _switch(self, out: list[str]) -> None:
+        """Stop writing: remember the text that completes the text so far (`out`, never emitted, first)."""
+        self._closers = "".join(out) + "".join("]" if c.is_array else "}" for c in reversed(self._stack))
         self._stack.clear()
         self._open_string = None
 
-    def _apply(self, path: Path, value: Any, is_string: bool, will_continue: bool) -> None:
-        if not path:
-            return
-        node = self._tree
-        for segment, following in itertools.pairwise(path):
-            node = _child(node, segment, [] if type(following) is int else {})
-        leaf = path[-1]
-        if is_string and self._open_string == path:
-            _set(node, leaf, str(_get(node, leaf, "")) + value)
-        else:
-            _set(node, leaf, _number(value))
-        self._open_string = path if is_string and will_continue else None
+    def _rebuild(self, text: str) -> Any:
+        """The value: the text emitted (closed) read as JSON, then the late pairs applied in order."""
+        whole = text + self._closers
+        tree: Any = json.loads(whole) if whole else {}
+        open_string: Path | None = None
+        for path, value, is_string, will_continue in self._late or ():
+            if not path:
+                continue
+            node = tree
+            for segment, following in itertools.pairwise(path):
+                node = _child(node, segment, [] if type(following) is int else {})
+            leaf = path[-1]
+            if is_string and open_string == path:
+                _set(node, leaf, str(_get(node, leaf, "")) + value)
+            else:
+                _set(node, leaf, _number(value))
+            open_string = path if is_string and will_continue else None
+        return tree
 
 
 def _scalar(value: Any) -> str:
