@@ -1,226 +1,265 @@
-"""Streaming benchmark: one tool call with 100 KB and 1 MB of JSON arguments in 4-20 byte deltas.
+"""Streaming benchmark: one tool call of 1 MB of JSON arguments in 4-20 byte deltas, on every API.
 
-Run by hand (`python benchmarks/streaming.py [--langchain]`); the `bench` extra installs the
-peers. Prints, per size: toolwire from raw Anthropic SSE bytes (partial off / on with the value
-read at every delta), from pre-built SDK event objects, the anthropic SDK's own decoding of
-the same bytes, pydantic-ai's parts manager and (with --langchain) LangChain's chunk merging.
+Run by hand: `python benchmarks/streaming.py` (`--help` for options). For each API
+(anthropic, openai-chat, openai-responses, gemini) and each source form (whole bytes, 1 KB
+and 64 KB chunks, the official SDK's event objects, an async iterator of 64 KB chunks) it
+prints toolwire's time per argument delta, next to:
+
+- the floor: a bare loop that splits the SSE lines and `json.loads` each data line;
+- `partial=True` with the partial input read at every delta;
+- the peak memory (tracemalloc) while normalizing the whole bytes, as a multiple of the
+  argument bytes, and the same minus the parsed input the caller is handed;
+- the Vercel AI SDK (node, `benchmarks/node`: `npm ci` there first) decoding the same bytes
+  through each provider's `doStream`;
+- the growth of the time per delta from 100 KB to 1 MB (1.0 is linear).
+
+The machine may be shared: cases run interleaved, round after round, and each figure is the
+median over the rounds, so ratios come from the same run. The node figures are taken once per
+round between the Python cases. Pass `--peers` for the anthropic SDK's own decoding and
+pydantic-ai's parts manager on the same stream.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import json
-import random
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
-from collections.abc import Callable
+import tracemalloc
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
+import _streams
+
 from toolwire import get_adapter
-from toolwire.events import ToolInputDelta
+
+NODE_DIR = Path(__file__).parent / "node"
+FORMS = ("whole bytes", "1 KB chunks", "64 KB chunks", "SDK objects", "async 64 KB chunks")
 
 
-def make_arguments(size: int, seed: int = 7) -> str:
-    """A realistic argument object of about `size` bytes: records, a unicode string, escapes."""
-    rng = random.Random(seed)
-    records = []
-    text = []
-    while sum(len(t) for t in text) < size * 0.35:
-        text.append(rng.choice(["é", "日本語", "😀", "\n", "\t", '"', "\\", "word ", "tool calls "]))
-    while len(json.dumps(records)) < size * 0.5:
-        records.append(
-            {
-                "id": len(records),
-                "score": rng.random() * 100,
-                "ok": rng.random() > 0.5,
-                "none": None,
-                "tags": [rng.choice("abcdef") * rng.randint(1, 5) for _ in range(3)],
-                "nested": {"depth": {"more": {"x": rng.randint(0, 10**6)}}},
-                "description": "lorem ipsum " * rng.randint(4, 30),
-            }
-        )
-    value = {"records": records, "content": "".join(text), "notes": "escaped \u00e9\u65e5\U0001f600 " * (size // 400)}
-    return json.dumps(value, ensure_ascii=False)
-
-
-def split(text: str, seed: int = 11) -> list[str]:
-    """Cut text into 4-20 character deltas."""
-    rng = random.Random(seed)
-    pieces, position = [], 0
-    while position < len(text):
-        step = rng.randint(4, 20)
-        pieces.append(text[position : position + step])
-        position += step
-    return pieces
-
-
-def anthropic_sse(deltas: list[str]) -> bytes:
-    """The Anthropic SSE stream carrying one tool call with these argument deltas."""
-    frames = [
-        (
-            "message_start",
-            {
-                "type": "message_start",
-                "message": {
-                    "id": "msg_bench",
-                    "type": "message",
-                    "role": "assistant",
-                    "model": "claude-sonnet-4-6",
-                    "content": [],
-                    "stop_reason": None,
-                    "stop_sequence": None,
-                    "usage": {"input_tokens": 10, "output_tokens": 1},
-                },
-            },
-        ),
-        (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "tool_use", "id": "toolu_bench", "name": "write", "input": {}},
-            },
-        ),
-    ]
-    frames += [
-        (
-            "content_block_delta",
-            {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": d}},
-        )
-        for d in deltas
-    ]
-    frames += [
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        (
-            "message_delta",
-            {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 5}},
-        ),
-        ("message_stop", {"type": "message_stop"}),
-    ]
-    return "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in frames).encode()
-
-
-def timed(function: Callable[[], Any], repeat: int = 3) -> float:
-    """Best of `repeat` runs in seconds (GC on, collected before each run; the minimum is the least noisy)."""
-    samples = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        function()
-        samples.append(time.perf_counter() - start)
-    return min(samples)
-
-
-def toolwire_raw(body: bytes, partial: bool) -> Callable[[], Any]:
-    adapter = get_adapter("anthropic")
+def floor(raw: bytes) -> Callable[[], Any]:
+    """The practical floor: split the SSE lines, `json.loads` every data line."""
 
     def run() -> None:
-        for event in adapter.normalize(body, partial=partial):
-            if partial and isinstance(event, ToolInputDelta):
+        loads = json.loads
+        for line in raw.split(b"\n"):
+            if line.startswith(b"data: ") and line[6:7] != b"[":
+                loads(line[6:])
+
+    return run
+
+
+def chunks_of(raw: bytes, size: int) -> list[bytes]:
+    return [raw[start : start + size] for start in range(0, len(raw), size)]
+
+
+def drain(api: str, source: Any, partial: bool = False) -> Callable[[], Any]:
+    adapter = get_adapter(api)
+
+    def run() -> None:
+        for event in adapter.normalize(source, partial=partial):
+            if partial and event.type == "tool-input-delta":
                 event.partial_input  # noqa: B018 - reading it is the point
 
     return run
 
 
-def sdk_events(body: bytes) -> list[Any]:
-    """The anthropic SDK's own event objects for the body (built once)."""
+def drain_async(api: str, chunks: list[bytes]) -> Callable[[], Any]:
+    adapter = get_adapter(api)
+
+    async def source() -> AsyncIterator[bytes]:
+        for chunk in chunks:
+            yield chunk
+
+    async def consume() -> None:
+        async for _ in adapter.anormalize(source()):
+            pass
+
+    return lambda: asyncio.run(consume())
+
+
+def cases(api: str, raw: bytes) -> dict[str, Callable[[], Any]]:
+    """Every timed case of one API, built once (the SDK objects are built by the SDK, untimed)."""
+    return {
+        "floor": floor(raw),
+        "whole bytes": drain(api, raw),
+        "1 KB chunks": drain(api, chunks_of(raw, 1024)),
+        "64 KB chunks": drain(api, chunks_of(raw, 65536)),
+        "SDK objects": drain(api, _streams.sdk_objects(api, raw)),
+        "async 64 KB chunks": drain_async(api, chunks_of(raw, 65536)),
+        "partial=True": drain(api, raw, partial=True),
+    }
+
+
+def timed(function: Callable[[], Any]) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def peak_memory(api: str, raw: bytes, arguments: str) -> tuple[float, float]:
+    """Peak bytes allocated while normalizing `raw`, and the size of the parsed input it hands out."""
+    adapter = get_adapter(api)
+    gc.collect()
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    for _ in adapter.normalize(raw):
+        pass
+    peak = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    value = json.loads(arguments)
+    value_size = tracemalloc.get_traced_memory()[0] - base
+    del value
+    tracemalloc.stop()
+    return peak, value_size
+
+
+def vercel(bodies: dict[str, bytes], runs: int) -> dict[str, list[float]]:
+    """Seconds per run of the Vercel AI SDK on each body ({} when node or its packages are missing)."""
+    if shutil.which("node") is None or not (NODE_DIR / "node_modules").exists():
+        return {}
+    with tempfile.TemporaryDirectory() as folder:
+        for api, raw in bodies.items():
+            Path(folder, f"{api}.sse").write_bytes(raw)
+        result = subprocess.run(
+            ["node", "--expose-gc", str(NODE_DIR / "vercel.mjs"), folder, str(runs)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    data = json.loads(result.stdout)
+    return {api: data[api] for api in bodies if api in data}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--apis", default=",".join(_streams.APIS))
+    parser.add_argument("--size", type=int, default=1_000_000, help="argument bytes of the call (default 1 MB)")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--no-node", action="store_true", help="skip the Vercel AI SDK")
+    parser.add_argument("--no-scaling", action="store_true", help="skip the 100 KB run (linearity column)")
+    parser.add_argument("--peers", action="store_true", help="also the anthropic SDK and pydantic-ai")
+    args = parser.parse_args()
+    apis = args.apis.split(",")
+    arguments = _streams.make_arguments(args.size)
+    small_arguments = _streams.make_arguments(args.size // 10)
+    bodies: dict[str, bytes] = {}
+    deltas: dict[str, int] = {}
+    small: dict[str, tuple[bytes, int]] = {}
+    for api in apis:
+        bodies[api], deltas[api] = _streams.body(api, arguments)
+        small[api] = _streams.body(api, small_arguments)
+    samples: dict[tuple[str, str], list[float]] = {}
+    node: dict[str, list[float]] = {}
+    print(f"load before: {os.getloadavg()[0]:.2f}", file=sys.stderr)
+    for round_number in range(args.rounds):
+        for api in apis:
+            built = cases(api, bodies[api])
+            if not args.no_scaling:
+                built |= {f"{name} @small": run for name, run in cases(api, small[api][0]).items()}
+            for name, run in built.items():
+                samples.setdefault((api, name), []).append(timed(run))
+            del built
+            gc.collect()
+        if not args.no_node and round_number < 3:
+            for api, seconds in vercel(bodies, 1).items():
+                node.setdefault(api, []).extend(seconds)
+        print(f"round {round_number + 1}/{args.rounds} done, load {os.getloadavg()[0]:.2f}", file=sys.stderr)
+    memory = {api: peak_memory(api, bodies[api], arguments) for api in apis}
+    print_table(apis, samples, node, memory, deltas, {api: small[api][1] for api in apis}, len(arguments.encode()))
+    if args.peers:
+        peers(bodies.get("anthropic") or _streams.body("anthropic", arguments)[0], deltas.get("anthropic", 0))
+
+
+def print_table(
+    apis: list[str],
+    samples: dict[tuple[str, str], list[float]],
+    node: dict[str, list[float]],
+    memory: dict[str, tuple[float, float]],
+    deltas: dict[str, int],
+    small_deltas: dict[str, int],
+    argument_bytes: int,
+) -> None:
+    """The Markdown table of the README: µs per argument delta, medians over the rounds."""
+
+    def per_delta(api: str, name: str, count: int) -> float | None:
+        values = samples.get((api, name))
+        return statistics.median(values) * 1e6 / count if values else None
+
+    print(f"\nOne call of {argument_bytes / 1e6:.2f} MB of arguments; µs per argument delta (median of rounds).\n")
+    print("| api | source | toolwire | × floor | floor | partial=True | Vercel AI SDK | memory peak | 1 MB / 100 KB |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for api in apis:
+        count = deltas[api]
+        base = per_delta(api, "floor", count)
+        for form in FORMS:
+            value = per_delta(api, form, count)
+            small = per_delta(api, f"{form} @small", small_deltas[api])
+            growth = f"{value / small:.2f}" if value and small else ""
+            ratio = f"{value / base:.2f}x" if value and base and form != "SDK objects" else ""
+            cells = [api if form == FORMS[0] else "", form, f"{value:.2f}" if value else "", ratio]
+            if form == FORMS[0]:
+                partial = per_delta(api, "partial=True", count)
+                peak, value_size = memory[api]
+                seconds = node.get(api)
+                cells += [
+                    f"{base:.2f}" if base else "",
+                    f"{partial:.2f} ({partial / value:.2f}x)" if partial and value else "",
+                    f"{statistics.median(seconds) * 1e6 / count:.2f}" if seconds else "",
+                    f"{peak / argument_bytes:.1f}x ({(peak - value_size) / argument_bytes:.1f}x)",
+                ]
+            else:
+                cells += ["", "", "", ""]
+            cells.append(growth)
+            print("| " + " | ".join(cells) + " |")
+    print(
+        "\nmemory peak: tracemalloc peak while normalizing the whole bytes, as a multiple of the argument bytes; "
+        "in brackets, without the parsed input handed to the caller."
+    )
+
+
+def peers(raw: bytes, count: int) -> None:
+    """The anthropic SDK decoding the same bytes into its events, and pydantic-ai's parts manager."""
     import anthropic
     import httpx2
 
     def handler(request: httpx2.Request) -> httpx2.Response:
-        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=raw)
 
     client = anthropic.Anthropic(api_key="x", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
-    return list(client.messages.create(model="claude-sonnet-4-6", max_tokens=10, messages=[], stream=True))
-
-
-def sdk_decode(body: bytes) -> Callable[[], Any]:
-    return lambda: sdk_events(body)
-
-
-def toolwire_objects(events: list[Any]) -> Callable[[], Any]:
-    adapter = get_adapter("anthropic")
-    return lambda: sum(1 for _ in adapter.normalize(events))
-
-
-def pydantic_ai(deltas: list[str]) -> Callable[[], Any] | None:
+    runs: dict[str, Callable[[], Any]] = {
+        "anthropic SDK: decode the SSE into its events": lambda: list(
+            client.messages.create(model="claude-sonnet-4-6", max_tokens=10, messages=[], stream=True)
+        )
+    }
     try:
         from pydantic_ai._parts_manager import ModelResponsePartsManager
         from pydantic_ai.models import ModelRequestParameters
     except ImportError:
-        return None
+        pass
+    else:
+        pieces = _streams.split(_streams.make_arguments(1_000_000))
 
-    def run() -> None:
-        manager = ModelResponsePartsManager(ModelRequestParameters())
-        for delta in deltas:
-            manager.handle_tool_call_delta(vendor_part_id=0, tool_name="write", args=delta, tool_call_id="t")
-        manager.get_parts()[0].args_as_dict()  # type: ignore[union-attr]
+        def parts_manager() -> None:
+            manager = ModelResponsePartsManager(ModelRequestParameters())
+            for piece in pieces:
+                manager.handle_tool_call_delta(vendor_part_id=0, tool_name="write", args=piece, tool_call_id="t")
+            manager.get_parts()[0].args_as_dict()  # type: ignore[union-attr]
 
-    return run
-
-
-def langchain(deltas: list[str]) -> Callable[[], Any] | None:
-    try:
-        from langchain_core.messages import AIMessageChunk
-    except ImportError:
-        return None
-    chunks = [
-        AIMessageChunk(content="", tool_call_chunks=[{"name": None, "args": d, "id": None, "index": 0}]) for d in deltas
-    ]
-
-    def run() -> None:
-        total = chunks[0]
-        for chunk in chunks[1:]:
-            total = total + chunk
-
-    return run
-
-
-def _cases(body: bytes, deltas: list[str], *, with_langchain: bool) -> dict[str, Callable[[], Any]]:
-    """Builders, so each case gets a heap without the others' leftovers: 78k live SDK objects make
-    every full GC pass of a later case slower, which would show up as false superlinearity."""
-    cases: dict[str, Callable[[], Any]] = {
-        "toolwire raw SSE, partial=False": lambda: toolwire_raw(body, False),
-        "toolwire raw SSE, partial=True (read every delta)": lambda: toolwire_raw(body, True),
-        "toolwire from SDK event objects": lambda: toolwire_objects(sdk_events(body)),
-        "anthropic SDK: decode SSE into its events": lambda: sdk_decode(body),
-        "pydantic-ai parts manager (no partial values)": lambda: pydantic_ai(deltas),
-    }
-    if with_langchain:  # quadratic: minutes at 100 KB, hours at 1 MB
-        cases["langchain AIMessageChunk + loop"] = lambda: langchain(deltas)
-    return cases
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--langchain", action="store_true", help="include LangChain (quadratic: minutes at 100 KB)")
-    parser.add_argument("--sizes", default="100000,1000000")
-    args = parser.parse_args()
-    rows: dict[str, dict[int, float]] = {}
-    counts: dict[int, int] = {}
-    sizes = [int(s) for s in args.sizes.split(",")]
-    for size in sizes:
-        deltas = split(make_arguments(size))
-        counts[size] = len(deltas)
-        body = anthropic_sse(deltas)
-        cases = _cases(body, deltas, with_langchain=args.langchain and size <= 100_000)
-        for name, build in cases.items():
-            function = build()
-            if function is not None:
-                rows.setdefault(name, {})[size] = timed(function, repeat=5 if size <= 100_000 else 3)
-            del function
-            gc.collect()
-    print(f"{'case':52} " + " ".join(f"{s // 1000:>7} KB  us/delta" for s in sizes) + "   1MB/100KB")
-    for name, values in rows.items():
-        cells = []
-        for size in sizes:
-            seconds = values.get(size)
-            cells.append(f"{seconds * 1000:>8.1f} ms {seconds * 1e6 / counts[size]:>6.2f}" if seconds else " " * 19)
-        ratio = (
-            values[sizes[-1]] / values[sizes[0]] if len(sizes) > 1 and sizes[-1] in values and sizes[0] in values else 0
-        )
-        print(f"{name:52} " + " ".join(cells) + (f"   {ratio:5.1f}x" if ratio else ""))
-    print("deltas:", counts)
+        runs["pydantic-ai parts manager (argument strings only, no partial values)"] = parts_manager
+    print("\n| peer (anthropic, same stream) | µs per delta |\n| --- | ---: |")
+    for name, run in runs.items():
+        print(f"| {name} | {min(timed(run) for _ in range(3)) * 1e6 / count:.2f} |")
 
 
 if __name__ == "__main__":

@@ -94,8 +94,8 @@ class SseDecoder:
             remainder = remainder[3:]
             self._consumed += 3
         if remainder:
+            self._field(remainder, 0, len(remainder), self._consumed, out)
             self._consumed += len(remainder)
-            self._field(remainder, self._consumed - len(remainder), out)
         self._dispatch(out)
         return out
 
@@ -185,23 +185,29 @@ class SseDecoder:
                     after += 1
             line_offset = self._consumed
             self._consumed += after - position
-            dispatched = self._field(data[position:stop], line_offset, out)
+            dispatched = self._field(data, position, stop, line_offset, out)
             position = after
             if dispatched:
                 return position
 
-    def _field(self, raw: bytes, start: int, out: list[Any]) -> bool:
-        """One line without its terminator: a field, a comment, or (empty) the end of an event."""
-        if not raw:
+    def _field(self, data: bytes, start: int, stop: int, offset: int, out: list[Any]) -> bool:
+        """The line `data[start:stop]`: a field, a comment, or (empty) the end of an event; True when it ends one.
+
+        Read in place: a megabyte data line is copied once, as its value.
+        """
+        if start == stop:
             self._dispatch(out)
             return True
-        if raw[:1] == b":":
-            return False
-        name, colon, value = raw.partition(b":")
-        if colon and value[:1] == b" ":
-            value = value[1:]
+        colon = data.find(b":", start, stop)
+        if colon == start:
+            return False  # a comment
+        if colon < 0:
+            name, value = data[start:stop], b""
+        else:
+            name = data[start:colon]
+            value = data[colon + 2 if colon + 1 < stop and data[colon + 1] == 32 else colon + 1 : stop]
         if self._event_offset is None:
-            self._event_offset = start
+            self._event_offset = offset
         if name == b"data":
             self._data.append(value)
         elif name == b"event":

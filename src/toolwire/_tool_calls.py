@@ -153,6 +153,7 @@ class ToolCalls:
                 else:
                     buffered = False
                 data = restated
+            del restated  # the same bytes as the buffer, or now `data`: not kept twice while parsing
         self._finalize_text(call, data, buffered, out)
 
     def complete(self, delta: ToolCallComplete, out: list[Event]) -> None:

@@ -299,6 +299,7 @@ class Adapter(ProviderCalls, ABC):
                         hooks.fire_sync(out)
                     yield from out
                     out.clear()
+            batch = frame = delta = ()  # released before the next batch is decoded: a frame may hold megabytes
         if abort_signal is not None and _aborted(abort_signal):
             return
         self._close(decoder, assembler, out)
@@ -333,6 +334,7 @@ class Adapter(ProviderCalls, ABC):
                     for event in out:
                         yield event
                     out.clear()
+            batch = frame = ()  # released before the next batch is decoded: a frame may hold megabytes
         if abort_signal is not None and _aborted(abort_signal):
             return
         self._close(decoder, assembler, out)
