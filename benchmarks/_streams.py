@@ -86,7 +86,10 @@ def anthropic(arguments: str) -> tuple[bytes, int]:
     ]
     frames += [
         ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 5}}),
+        (
+            "message_delta",
+            {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 5}},
+        ),
         ("message_stop", {"type": "message_stop"}),
     ]
     return _sse(frames), len(deltas)
@@ -117,7 +120,9 @@ def openai_chat(arguments: str) -> tuple[bytes, int]:
         "refusal": None,
     }
     frames: list[tuple[str | None, dict[str, Any]]] = [(None, chunk(first))]
-    frames += [(None, chunk({"tool_calls": [{"index": 0, "function": {"arguments": d}}]}, obfuscation="zW")) for d in deltas]
+    frames += [
+        (None, chunk({"tool_calls": [{"index": 0, "function": {"arguments": d}}]}, obfuscation="zW")) for d in deltas
+    ]
     frames.append((None, chunk({}, "tool_calls")))
     return _sse(frames) + b"data: [DONE]\n\n", len(deltas)
 
@@ -125,8 +130,8 @@ def openai_chat(arguments: str) -> tuple[bytes, int]:
 def openai_responses(arguments: str) -> tuple[bytes, int]:
     """Responses SSE: argument deltas, then the whole text three more times, as the API sends it."""
     deltas = split(arguments)
-    item = {"id": "fc_bench", "type": "function_call", "status": "in_progress", "arguments": "", "call_id": "call_bench"}
-    item["name"] = "write"
+    item = {"id": "fc_bench", "type": "function_call", "status": "in_progress", "arguments": ""}
+    item |= {"call_id": "call_bench", "name": "write"}
     response = {"id": "resp_bench", "object": "response", "created_at": 1796029201, "status": "in_progress"}
     response |= {"model": "gpt-5-mini-2025-08-07", "output": [], "usage": None}
     frames: list[tuple[str | None, dict[str, Any]]] = []

@@ -282,6 +282,7 @@ class Adapter(ProviderCalls, ABC):
         out: list[Event] = []
         decode = decoder.feed
         handlers = assembler.handlers
+        delta: Delta | None = None
         for batch in frame_batches(source, self._converter()):
             for frame in batch:  # `_decode`, inlined: the hottest loop
                 if type(frame) is FrameError:
@@ -299,7 +300,7 @@ class Adapter(ProviderCalls, ABC):
                         hooks.fire_sync(out)
                     yield from out
                     out.clear()
-            batch = frame = delta = ()  # released before the next batch is decoded: a frame may hold megabytes
+            batch, frame, delta = (), None, None  # released before the next batch is decoded: a frame may hold megabytes
         if abort_signal is not None and _aborted(abort_signal):
             return
         self._close(decoder, assembler, out)
