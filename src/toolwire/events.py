@@ -1,99 +1,39 @@
 """The unified stream events every adapter produces, in the AI SDK UI message stream vocabulary.
 
 Events are small frozen value objects built in the hot path of every stream. `to_dict()` gives
-the JSON form (camelCase fields); `from_dict()` reads it back.
+the JSON form (camelCase fields); `from_dict()` reads it back. The events of a run (tool outputs,
+approvals, steps, background tasks) are defined in `_run_events` and exported here too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Literal, Protocol, TypeAlias
+from typing import Any, ClassVar, TypeAlias
 
-FinishReason = Literal["stop", "length", "tool-calls", "content-filter", "error", "other"]
-FINISH_REASONS: tuple[FinishReason, ...] = ("stop", "length", "tool-calls", "content-filter", "error", "other")
-
-ProviderMetadata: TypeAlias = Mapping[str, Mapping[str, Any]]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Usage:
-    """Token counts for one response (None where the provider did not say)."""
-
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    total_tokens: int | None = None
-    reasoning_tokens: int | None = None
-    """Output tokens spent on reasoning (included in `output_tokens`)."""
-    cached_input_tokens: int | None = None
-    """Input tokens read from the provider's prompt cache (included in `input_tokens`)."""
-
-    def to_dict(self) -> dict[str, int]:
-        """JSON form with unset counts omitted."""
-        data = {
-            "inputTokens": self.input_tokens,
-            "outputTokens": self.output_tokens,
-            "totalTokens": self.total_tokens,
-            "reasoningTokens": self.reasoning_tokens,
-            "cachedInputTokens": self.cached_input_tokens,
-        }
-        return {k: v for k, v in data.items() if v is not None}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Usage:
-        """Read the JSON form."""
-        return cls(
-            input_tokens=data.get("inputTokens"),
-            output_tokens=data.get("outputTokens"),
-            total_tokens=data.get("totalTokens"),
-            reasoning_tokens=data.get("reasoningTokens"),
-            cached_input_tokens=data.get("cachedInputTokens"),
-        )
-
-
-class PartialInputSource(Protocol):
-    """Computes the best-effort input of a streaming call as it stood after a given delta."""
-
-    def partial_value(self, position: int) -> Any:
-        """The parsed prefix of the call's argument text up to `position` (where a delta ended)."""
-        ...
-
-
-_CAMEL = {
-    "message_id": "messageId",
-    "tool_call_id": "toolCallId",
-    "tool_name": "toolName",
-    "input_text_delta": "inputTextDelta",
-    "error_text": "errorText",
-    "approval_id": "approvalId",
-    "finish_reason": "finishReason",
-    "provider_metadata": "providerMetadata",
-    "provider_executed": "providerExecuted",
-    "approval_descriptor": "approvalDescriptor",
-    "task_id": "taskId",
-}
-_SNAKE = {v: k for k, v in _CAMEL.items()}
-
-
-class _EventBase:
-    """JSON conversion shared by every event class."""
-
-    __slots__ = ()
-    type: ClassVar[str]
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form: `type` plus camelCase fields; optional fields left unset are omitted."""
-        data: dict[str, Any] = {"type": self.type}
-        for f in fields(self):  # type: ignore[arg-type]  # every subclass is a dataclass
-            if f.name.startswith("_"):
-                continue
-            value = getattr(self, f.name)
-            if (value is None and f.default is None) or (f.name == "provider_executed" and value is False):
-                continue
-            if isinstance(value, Usage):
-                value = value.to_dict()
-            data[_CAMEL.get(f.name, f.name)] = value
-        return data
+from ._event_base import FINISH_REASONS as FINISH_REASONS
+from ._event_base import SNAKE_FIELDS
+from ._event_base import EventBase as _EventBase
+from ._event_base import FinishReason as FinishReason
+from ._event_base import PartialInputSource as PartialInputSource
+from ._event_base import ProviderMetadata as ProviderMetadata
+from ._event_base import Usage as Usage
+from ._run_events import BACKGROUND_TASK_STATUSES as BACKGROUND_TASK_STATUSES
+from ._run_events import Abort as Abort
+from ._run_events import BackgroundTaskFinished as BackgroundTaskFinished
+from ._run_events import BackgroundTaskProgress as BackgroundTaskProgress
+from ._run_events import BackgroundTaskStarted as BackgroundTaskStarted
+from ._run_events import BackgroundTaskStatus as BackgroundTaskStatus
+from ._run_events import FinishStep as FinishStep
+from ._run_events import StartStep as StartStep
+from ._run_events import ToolApprovalRequest as ToolApprovalRequest
+from ._run_events import ToolApprovalResponse as ToolApprovalResponse
+from ._run_events import ToolOutputAvailable as ToolOutputAvailable
+from ._run_events import ToolOutputDenied as ToolOutputDenied
+from ._run_events import ToolOutputError as ToolOutputError
+from ._run_events import ToolResumed as ToolResumed
+from ._run_events import ToolResumeError as ToolResumeError
+from ._run_events import ToolSuspended as ToolSuspended
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -259,154 +199,6 @@ class ToolInputError(_EventBase):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ToolOutputAvailable(_EventBase):
-    """A tool produced output (ours, or a provider-executed one)."""
-
-    type: ClassVar[str] = "tool-output-available"
-    tool_call_id: str
-    output: Any
-    provider_executed: bool = False
-    provider_metadata: ProviderMetadata | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolOutputError(_EventBase):
-    """A tool failed."""
-
-    type: ClassVar[str] = "tool-output-error"
-    tool_call_id: str
-    error_text: str
-    provider_executed: bool = False
-    provider_metadata: ProviderMetadata | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolOutputDenied(_EventBase):
-    """The user denied a call that required approval."""
-
-    type: ClassVar[str] = "tool-output-denied"
-    tool_call_id: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolApprovalRequest(_EventBase):
-    """A call waits for `approve(approval_id)` or `deny(approval_id)`."""
-
-    type: ClassVar[str] = "tool-approval-request"
-    approval_id: str
-    """Unguessable and single-use: the answer must quote it."""
-    tool_call_id: str
-    approval_descriptor: Any = None
-    """What the approver is shown: the call's input after the display `approval` transform."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolApprovalResponse(_EventBase):
-    """A waiting call was approved or denied."""
-
-    type: ClassVar[str] = "tool-approval-response"
-    approval_id: str
-    approved: bool
-    reason: str | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class StartStep(_EventBase):
-    """An agent loop starts one model call."""
-
-    type: ClassVar[str] = "start-step"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FinishStep(_EventBase):
-    """An agent loop's model call is over (its tools may still run)."""
-
-    type: ClassVar[str] = "finish-step"
-    finish_reason: FinishReason | None = None
-    usage: Usage | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolSuspended(_EventBase):
-    """A call paused itself (`suspend()`); `payload` is what the display may show."""
-
-    type: ClassVar[str] = "tool-suspended"
-    tool_call_id: str
-    payload: Any = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolResumed(_EventBase):
-    """A suspended call continues; `payload` is the resume data after the display `resume` transform.
-
-    Without that transform no payload is shown: resume data can carry the presser's request context.
-    """
-
-    type: ClassVar[str] = "tool-resumed"
-    tool_call_id: str
-    payload: Any = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ToolResumeError(_EventBase):
-    """Resume data was refused (it fails the tool's `resume_schema`); the call stays suspended."""
-
-    type: ClassVar[str] = "tool-resume-error"
-    tool_call_id: str
-    error_text: str
-
-
-BackgroundTaskStatus = Literal["completed", "failed", "timed-out", "cancelled", "lost"]
-"""How a background task ended; `lost`: the process running it stopped before it finished."""
-BACKGROUND_TASK_STATUSES: tuple[BackgroundTaskStatus, ...] = ("completed", "failed", "timed-out", "cancelled", "lost")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BackgroundTaskStarted(_EventBase):
-    """A call runs in the background as `taskId`; the model was told so at once (toolwire-only)."""
-
-    type: ClassVar[str] = "background-task-started"
-    task_id: str
-    tool_call_id: str
-    tool_name: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BackgroundTaskProgress(_EventBase):
-    """A background task reported progress with `context.background.progress(data)` (toolwire-only)."""
-
-    type: ClassVar[str] = "background-task-progress"
-    task_id: str
-    tool_call_id: str
-    tool_name: str
-    data: Any = None
-    """What the tool reported (JSON); a tool reports only what a display may show."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BackgroundTaskFinished(_EventBase):
-    """A background task ended; its result enters the conversation before the next model call (toolwire-only)."""
-
-    type: ClassVar[str] = "background-task-finished"
-    task_id: str
-    tool_call_id: str
-    tool_name: str
-    status: BackgroundTaskStatus
-    output: Any = None
-    """On `completed`: the output as the display may show it (the tool's display `output` transform)."""
-    error_text: str | None = None
-    """Otherwise: what went wrong, as the display may show it."""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Abort(_EventBase):
-    """The run was aborted (signal, task cancellation or closed stream); its calls were answered as aborted."""
-
-    type: ClassVar[str] = "abort"
-    reason: str | None = None
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class Finish(_EventBase):
     """The response is over."""
 
@@ -503,7 +295,7 @@ def from_dict(data: Mapping[str, Any]) -> Event:
     for key, value in data.items():
         if key in ("type", "partialInput"):
             continue
-        name = _SNAKE.get(key, key)
+        name = SNAKE_FIELDS.get(key, key)
         if name not in allowed:
             raise ValueError(f"{kind!r} events have no field {key!r}")
         kwargs[name] = Usage.from_dict(value) if name == "usage" and isinstance(value, Mapping) else value
