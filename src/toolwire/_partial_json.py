@@ -32,33 +32,26 @@ Deviations from jiter:
 
 from __future__ import annotations
 
-import re
 from _json import scanstring  # the C string decoder behind json.loads, without its per-call overhead
 from typing import Any, Final, TypeAlias
+
+from ._json_lexemes import (
+    ESCAPE_PREFIX,
+    LITERALS,
+    MISSING,
+    NON_WS,
+    NUMBER_PREFIX,
+    NUMBER_STAND_IN,
+    STRING_RUN,
+    WHOLE_NUMBER,
+    WS_CHARS,
+    ends_with_high_surrogate,
+    to_number,
+)
 
 __all__ = ["MAX_DEPTH", "IncrementalJsonParser", "parse_partial"]
 
 MAX_DEPTH: Final = 10_000
-
-_NON_WS = re.compile(r"[^ \t\n\r]")
-_WS_CHARS = " \t\n\r"
-# Plain characters and complete escapes; stops at the closing quote, a partial or bad escape, or a control character.
-_STRING_RUN = re.compile(r'(?:[^"\\\x00-\x1f]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+')
-_ESCAPE_PREFIX = re.compile(r"\\(?:u[0-9a-fA-F]{0,3})?")
-# The longest valid number prefix; the name of the last group matched says where the number stands.
-_NUMBER_PREFIX = re.compile(
-    r"(?P<minus>-)?(?:(?:(?P<zero>0)|(?P<int>[1-9][0-9]*))"
-    r"(?:(?P<dot>\.)(?:(?P<frac>[0-9]+)(?:(?P<e1>[eE])(?P<s1>[+-])?(?P<x1>[0-9]+)?)?)?"
-    r"|(?P<e2>[eE])(?P<s2>[+-])?(?P<x2>[0-9]+)?)?)?"
-)
-# A short number in the same grammar state, so a number split across fragments is checked without its head.
-_NUMBER_STAND_IN: Final = {
-    "minus": "-", "zero": "0", "int": "1", "dot": "0.", "frac": "0.0",
-    "e1": "0.0e", "s1": "0.0e+", "x1": "0.0e0", "e2": "0e", "s2": "0e+", "x2": "0e0",
-}  # fmt: skip
-_WHOLE_NUMBER: Final = frozenset({"zero", "int", "frac", "x1", "x2"})
-_INTEGER: Final = frozenset({"zero", "int"})
-_LITERALS: Final[dict[str, tuple[str, Any]]] = {"t": ("true", True), "f": ("false", False), "n": ("null", None)}
 
 # Parser states; each names what the next significant character must be.
 _VALUE = 0  # any value: the document start, after ':' and after ',' in an array
@@ -72,7 +65,6 @@ _KEY_STRING = 7  # inside a key
 _NUMBER = 8  # inside a number that reached the end of the last fragment
 _DONE = 9  # after the top-level value: whitespace only
 
-_MISSING: Any = object()
 
 _Container: TypeAlias = dict[str, Any] | list[Any]
 
@@ -113,7 +105,7 @@ class IncrementalJsonParser:
         if self._error is not None:
             return False
         if self._state == _NUMBER:
-            return not self._stack and self._number_kind in _WHOLE_NUMBER
+            return not self._stack and self._number_kind in WHOLE_NUMBER
         return self._state == _DONE
 
     def feed(self, text: str) -> None:
@@ -139,21 +131,21 @@ class IncrementalJsonParser:
             self._dirty = False
             self._view = self._root
             leaf = self._leaf()
-            if leaf is not _MISSING:
+            if leaf is not MISSING:
                 if not self._stack:
                     self._view = leaf
                 else:
                     parent = self._stack[-1]
                     if isinstance(parent, list):
                         parent.append(leaf)
-                        self._patch = (parent, "", _MISSING)
+                        self._patch = (parent, "", MISSING)
                     else:
-                        self._patch = (parent, self._key, parent.get(self._key, _MISSING))
+                        self._patch = (parent, self._key, parent.get(self._key, MISSING))
                         parent[self._key] = leaf
         return self._view
 
     def _leaf(self) -> Any:
-        """The in-progress string or number as it would be shown now, or _MISSING."""
+        """The in-progress string or number as it would be shown now, or MISSING."""
         if self._state == _STRING:
             parts = self._parts
             if len(parts) > 1:
@@ -162,12 +154,12 @@ class IncrementalJsonParser:
                 joined += "".join(parts)
                 parts[:] = [joined]
             return parts[0] if parts else ""
-        if self._state == _NUMBER and self._number_kind in _WHOLE_NUMBER:
+        if self._state == _NUMBER and self._number_kind in WHOLE_NUMBER:
             parts = self._number_parts
             if len(parts) > 1:
                 parts[:] = ["".join(parts)]
-            return _to_number(parts[0], self._number_kind)
-        return _MISSING
+            return to_number(parts[0], self._number_kind)
+        return MISSING
 
     def _unpatch(self) -> None:
         """Take the leaf value() patched in back out, before the parser touches its parent again."""
@@ -176,7 +168,7 @@ class IncrementalJsonParser:
         self._patch = None
         if isinstance(parent, list):
             parent.pop()
-        elif previous is _MISSING:
+        elif previous is MISSING:
             del parent[key]
         else:
             parent[key] = previous
@@ -200,8 +192,8 @@ class IncrementalJsonParser:
 
     def _value(self, text: str, pos: int) -> int:
         c = text[pos]
-        if c in _WS_CHARS:
-            m = _NON_WS.search(text, pos)
+        if c in WS_CHARS:
+            m = NON_WS.search(text, pos)
             if m is None:
                 return len(text)
             pos = m.start()
@@ -214,7 +206,7 @@ class IncrementalJsonParser:
             return self._number_start(text, pos)
         if c == "{" or c == "[":
             return self._open(text, pos, c)
-        if c in _LITERALS:
+        if c in LITERALS:
             return self._literal(text, pos, c)
         if c == "]" and self._state == _FIRST_VALUE:
             return self._close(text, pos, c)
@@ -222,8 +214,8 @@ class IncrementalJsonParser:
 
     def _after(self, text: str, pos: int) -> int:
         c = text[pos]
-        if c in _WS_CHARS:
-            m = _NON_WS.search(text, pos)
+        if c in WS_CHARS:
+            m = NON_WS.search(text, pos)
             if m is None:
                 return len(text)
             pos = m.start()
@@ -241,8 +233,8 @@ class IncrementalJsonParser:
 
     def _key_start(self, text: str, pos: int) -> int:
         c = text[pos]
-        if c in _WS_CHARS:
-            m = _NON_WS.search(text, pos)
+        if c in WS_CHARS:
+            m = NON_WS.search(text, pos)
             if m is None:
                 return len(text)
             pos = m.start()
@@ -256,8 +248,8 @@ class IncrementalJsonParser:
         return self._fail(text, pos)
 
     def _colon(self, text: str, pos: int) -> int:
-        if text[pos] in _WS_CHARS:
-            m = _NON_WS.search(text, pos)
+        if text[pos] in WS_CHARS:
+            m = NON_WS.search(text, pos)
             if m is None:
                 return len(text)
             pos = m.start()
@@ -268,7 +260,7 @@ class IncrementalJsonParser:
         return self._value(text, pos) if pos < len(text) else pos
 
     def _done(self, text: str, pos: int) -> int:
-        m = _NON_WS.search(text, pos)
+        m = NON_WS.search(text, pos)
         return len(text) if m is None else self._fail(text, m.start())
 
     def _open(self, text: str, pos: int, c: str) -> int:
@@ -289,7 +281,7 @@ class IncrementalJsonParser:
         return pos + 1
 
     def _literal(self, text: str, pos: int, c: str) -> int:
-        word, value = _LITERALS[c]
+        word, value = LITERALS[c]
         if text.startswith(word, pos):
             self._put(value)
             return pos + len(word)
@@ -301,7 +293,7 @@ class IncrementalJsonParser:
         return self._fail(text, pos + mismatch)
 
     def _string(self, text: str, pos: int) -> int:
-        m = _STRING_RUN.match(text, pos)
+        m = STRING_RUN.match(text, pos)
         stop = m.end() if m else pos
         end = len(text)
         if stop < end and text[stop] == '"':
@@ -321,14 +313,14 @@ class IncrementalJsonParser:
         # A control character or a bad escape ends the string for good; a partial escape waits for more text.
         bad = -1
         if stop < end:
-            escape = _ESCAPE_PREFIX.match(text, stop)
+            escape = ESCAPE_PREFIX.match(text, stop)
             if escape is None:
                 bad = stop
             elif escape.end() < end:
                 bad = escape.end()
         # Keep a partial escape, and a high surrogate that may pair with the next escape, for the next fragment.
         cut = stop
-        if bad < 0 and stop - pos >= 6 and text[stop - 6] == "\\" and _ends_with_high_surrogate(text, pos, stop):
+        if bad < 0 and stop - pos >= 6 and text[stop - 6] == "\\" and ends_with_high_surrogate(text, pos, stop):
             cut -= 6
         if cut > pos:
             chunk = text[pos:cut]
@@ -340,7 +332,7 @@ class IncrementalJsonParser:
         return end
 
     def _number_start(self, text: str, pos: int) -> int:
-        m = _NUMBER_PREFIX.match(text, pos)
+        m = NUMBER_PREFIX.match(text, pos)
         assert m is not None  # the first character is '-' or a digit
         stop = m.end()
         if stop < len(text):
@@ -351,8 +343,8 @@ class IncrementalJsonParser:
         return stop
 
     def _number(self, text: str, pos: int) -> int:
-        head = _NUMBER_STAND_IN[self._number_kind]
-        m = _NUMBER_PREFIX.match(head + text[pos:])
+        head = NUMBER_STAND_IN[self._number_kind]
+        m = NUMBER_PREFIX.match(head + text[pos:])
         assert m is not None  # the head alone matches
         stop = pos + m.end() - len(head)
         if stop > pos:
@@ -363,10 +355,10 @@ class IncrementalJsonParser:
         return stop
 
     def _number_end(self, text: str, number: str, kind: str | None, stop: int) -> int:
-        if kind not in _WHOLE_NUMBER:
+        if kind not in WHOLE_NUMBER:
             return self._fail(text, stop)
-        value = _to_number(number, kind)
-        if value is _MISSING:
+        value = to_number(number, kind)
+        if value is MISSING:
             self._error = f"integer too long ending at offset {self._fed - len(text) + stop}"
             return len(text)
         self._put(value)
@@ -374,25 +366,6 @@ class IncrementalJsonParser:
 
     # Indexed by state: the method that scans from a position in that state and returns the next position.
     _HANDLERS = (_value, _value, _after, _key_start, _key_start, _colon, _string, _string, _number, _done)
-
-
-def _ends_with_high_surrogate(text: str, start: int, stop: int) -> bool:
-    """Whether text[start:stop], a run of whole escapes and a backslash 6 from the end, ends with a high surrogate."""
-    i = stop - 6
-    if text[i + 1] != "u" or text[i + 2] not in "dD" or text[i + 3] not in "89abAB":
-        return False
-    # An escaped backslash followed by plain "ud83d" looks the same; count the backslashes before it.
-    j = i
-    while j > start and text[j - 1] == "\\":
-        j -= 1
-    return (i - j) % 2 == 0
-
-
-def _to_number(number: str, kind: str | None) -> Any:
-    try:
-        return int(number) if kind in _INTEGER else float(number)
-    except ValueError:  # an integer over sys.get_int_max_str_digits(), as json.loads also refuses
-        return _MISSING
 
 
 def parse_partial(text: str) -> Any:
