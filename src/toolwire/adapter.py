@@ -8,13 +8,13 @@ mapping, degradation reporting, turning any source into frames, the assembler an
 
 from __future__ import annotations
 
-import reprlib
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from ._assembler import StreamAssembler
+from ._frame_problems import DECODE_ERRORS, frame_error_text, frame_problem
 from ._hooks import StreamHooks
 from ._provider_calls import EncodedMessages as EncodedMessages  # re-exported: the adapter contract's types
 from ._provider_calls import ProviderCalls
@@ -24,25 +24,10 @@ from .capabilities import Capabilities
 from .compat import Degradation, report
 from .deltas import Delta
 from .events import Event
-from .exceptions import ConfigurationError, MalformedFrameError, ToolDefinitionError
+from .exceptions import ConfigurationError, ToolDefinitionError
 from .names import NameMap, NameRules, build_name_map
 from .tool_choice import ToolChoice, parse_tool_choice
 from .tools import STRING_INPUT_KEY, Tool, object_view
-
-_DECODE_ERRORS = (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError)
-"""What a decoder raises on a frame of an unexpected shape (it becomes an `error` event);
-RecursionError: a frame nested deeper than Python's recursion limit."""
-
-
-def _frame_repr() -> reprlib.Repr:
-    """A frame quoted in an error: bounded in depth and size (`repr` of a hostile frame is neither)."""
-    bounded = reprlib.Repr()
-    bounded.maxlevel, bounded.maxdict, bounded.maxlist = 3, 4, 4
-    bounded.maxstring = bounded.maxother = 60
-    return bounded
-
-
-_FRAME_REPR = _frame_repr()
 
 
 class StreamDecoder(Protocol):
@@ -286,13 +271,13 @@ class Adapter(ProviderCalls, ABC):
         for batch in frame_batches(source, self._converter()):
             for frame in batch:  # `_decode`, inlined: the hottest loop
                 if type(frame) is FrameError:
-                    assembler.error(self._frame_error_text(frame), out)
+                    assembler.error(frame_error_text(self.api, frame), out)
                 else:
                     try:
                         for delta in decode(frame):
                             handlers[type(delta)](delta, out)
-                    except _DECODE_ERRORS as exc:
-                        assembler.error(self._frame_problem(frame, exc), out)
+                    except DECODE_ERRORS as exc:
+                        assembler.error(frame_problem(self.api, frame, exc), out)
                 if out:
                     if abort_signal is not None and _aborted(abort_signal):
                         return
@@ -300,7 +285,8 @@ class Adapter(ProviderCalls, ABC):
                         hooks.fire_sync(out)
                     yield from out
                     out.clear()
-            batch, frame, delta = (), None, None  # released before the next batch is decoded: a frame may hold megabytes
+            # Released before the next batch is decoded: a frame may hold megabytes.
+            batch, frame, delta = (), None, None
         if abort_signal is not None and _aborted(abort_signal):
             return
         self._close(decoder, assembler, out)
@@ -335,7 +321,7 @@ class Adapter(ProviderCalls, ABC):
                     for event in out:
                         yield event
                     out.clear()
-            batch = frame = ()  # released before the next batch is decoded: a frame may hold megabytes
+            batch = frame = ()  # released before the next batch is decoded
         if abort_signal is not None and _aborted(abort_signal):
             return
         self._close(decoder, assembler, out)
@@ -356,30 +342,19 @@ class Adapter(ProviderCalls, ABC):
 
     def _decode(self, decoder: StreamDecoder, assembler: StreamAssembler, frame: Any, out: list[Event]) -> None:
         if type(frame) is FrameError:
-            assembler.error(self._frame_error_text(frame), out)
+            assembler.error(frame_error_text(self.api, frame), out)
             return
         try:
             for delta in decoder.feed(frame):
                 assembler.feed(delta, out)
-        except _DECODE_ERRORS as exc:
-            assembler.error(self._frame_problem(frame, exc), out)
-
-    def _frame_error_text(self, frame: FrameError) -> str:
-        return f"the {self.api} {frame.message}" if frame.from_source else f"{self.api}: {frame}"
-
-    def _frame_problem(self, frame: Any, exc: Exception) -> str:
-        quoted = _FRAME_REPR.repr(frame)[:160]
-        if isinstance(exc, MalformedFrameError):
-            return f"skipped a malformed {self.api} frame: {exc}: {quoted}"
-        if isinstance(exc, RecursionError):
-            return f"skipped a {self.api} frame nested too deeply to decode: {quoted}"
-        return f"unexpected {self.api} frame ({type(exc).__name__}: {exc}): {quoted}"
+        except DECODE_ERRORS as exc:
+            assembler.error(frame_problem(self.api, frame, exc), out)
 
     def _close(self, decoder: StreamDecoder, assembler: StreamAssembler, out: list[Event]) -> None:
         try:
             for delta in decoder.close():
                 assembler.feed(delta, out)
-        except _DECODE_ERRORS as exc:
+        except DECODE_ERRORS as exc:
             assembler.error(f"unexpected {self.api} end of stream ({type(exc).__name__}: {exc})", out)
         assembler.close(out)
 
