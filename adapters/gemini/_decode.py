@@ -43,56 +43,13 @@ from toolwire.exceptions import MalformedFrameError
 from .._frames import NOT_OBJECTS, Skipped, error_text, int_of, items_of, maybe_text, object_of, wrong
 from ._enums import FINISH_REASON, VERTEX_FINISH_REASON, enum_name
 from ._finish import blocked, code_input, code_output, finished, usage_report
-from ._partial_args import JsonPathWriter, Path, PathError, parse_json_path
 from ._sdk import camel_frame, key_style, part_json, response_frame
+from ._streamed_args import CandidateState, Streamed, continue_dict_call, continue_sdk_call, write_partial_args
 from ._wire import CODE_EXECUTION, GENERATED_ID_PREFIX
 
 API = "gemini"
-_NO_PATH: Any = object()
 _TEXT: Final = 1
 _REASONING: Final = 2
-
-
-class _Streamed:
-    """A Vertex call whose arguments arrive as `partialArgs`."""
-
-    __slots__ = ("key", "last_path", "last_raw_path", "metadata", "writer")
-
-    def __init__(self, key: tuple[int, int], metadata: dict[str, Any] | None) -> None:
-        self.key = key
-        self.metadata = metadata
-        self.writer = JsonPathWriter()
-        self.last_raw_path: Any = _NO_PATH
-        """The `jsonPath` of the last pair and its segments: the pieces of one string share it."""
-        self.last_path: Path = ()
-
-    def path(self, raw_path: Any) -> Path:
-        """The segments of a `jsonPath` (PathError when it is not one)."""
-        if raw_path == self.last_raw_path:
-            return self.last_path
-        path = parse_json_path(str(raw_path))
-        self.last_raw_path, self.last_path = raw_path, path
-        return path
-
-
-class _Candidate:
-    """Part state of one candidate."""
-
-    __slots__ = ("call", "index", "last_code_id", "last_tool_id", "numbered", "open_key", "open_kind")
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-        self.numbered = 0
-        self.open_key: tuple[int, int] | None = None
-        self.open_kind = 0
-        self.call: _Streamed | None = None
-        self.last_code_id: str | None = None
-        self.last_tool_id: str | None = None
-
-    def next_key(self) -> tuple[int, int]:
-        key = (self.index, self.numbered)
-        self.numbered += 1
-        return key
 
 
 class GeminiDecoder:
@@ -103,11 +60,11 @@ class GeminiDecoder:
         self._response_id: str | None = None
         self._calls = 0
         self._primary: int | None = None
-        self._candidates: dict[int, _Candidate] = {}
+        self._candidates: dict[int, CandidateState] = {}
         self._snake: bool | None = None
         self._vertex = False
         """The response has `createTime`: enums sent as numbers use Vertex AI's numbering."""
-        self._streaming: _Candidate | None = None
+        self._streaming: CandidateState | None = None
         """The only candidate, while it has a streamed call open (the per-delta path)."""
 
     def feed(self, frame: Any) -> list[Delta]:
@@ -119,9 +76,9 @@ class GeminiDecoder:
                     self._snake = key_style(frame)
                 if self._snake:
                     frame = camel_frame(frame)
-            fast = None if streaming is None else self._streamed_dict(frame, streaming)
+            fast = None if streaming is None else continue_dict_call(frame, streaming)
         else:
-            fast = None if streaming is None else self._streamed_sdk(frame, streaming)
+            fast = None if streaming is None else continue_sdk_call(frame, streaming)
             if fast is None:
                 frame = response_frame(frame)
         if fast is not None:
@@ -153,62 +110,6 @@ class GeminiDecoder:
         """Nothing is owed: calls still open are reported incomplete by the core."""
         return []
 
-    # -- the per-delta path: a chunk that only continues the open streamed call ---------------
-    # Only chunks of exactly one candidate with one `functionCall` part carrying one partial arg,
-    # no name, no signature and no finish reason take it; any other shape raises on unpacking or
-    # fails a check and goes the general way. Usage is left to the general path: Gemini repeats
-    # the cumulative counts on the finishing chunk, which never takes this path.
-
-    def _streamed_sdk(self, frame: Any, state: _Candidate) -> list[Delta] | None:
-        """Deltas of a google-genai chunk that only adds one partial arg; None for any other chunk."""
-        try:
-            (candidate,) = frame.candidates
-            (part,) = candidate.content.parts
-            call = part.function_call
-            (arg,) = call.partial_args
-        except (AttributeError, TypeError, ValueError):
-            return None
-        if (
-            call.name is not None
-            or not call.will_continue
-            or part.thought_signature is not None
-            or candidate.finish_reason is not None
-            or (candidate.index or 0) != state.index
-        ):
-            return None
-        return self._one_arg(state, arg, arg.json_path, arg.string_value, arg.will_continue)
-
-    def _streamed_dict(self, frame: dict[str, Any], state: _Candidate) -> list[Delta] | None:
-        """`_streamed_sdk` for response JSON (a part of one key, a call of `partialArgs` and `willContinue`)."""
-        try:
-            (candidate,) = frame["candidates"]
-            (part,) = candidate["content"]["parts"]
-            call = part["functionCall"]
-            (arg,) = call["partialArgs"]
-        except (KeyError, TypeError, ValueError):
-            return None
-        if (
-            len(part) != 1
-            or len(call) != 2
-            or call.get("willContinue") is not True
-            or type(arg) is not dict
-            or "finishReason" in candidate
-            or candidate.get("index", 0) != state.index
-        ):
-            return None
-        return self._one_arg(state, arg, arg.get("jsonPath"), arg.get("stringValue"), arg.get("willContinue"))
-
-    def _one_arg(self, state: _Candidate, arg: Any, raw_path: Any, string: Any, more: Any) -> list[Delta]:
-        streamed = state.call
-        assert streamed is not None
-        if type(string) is str and raw_path == streamed.last_raw_path:
-            text = streamed.writer.continue_string(streamed.last_path, string, bool(more))
-            if text is not None:
-                return [ToolArgsPiece(streamed.key, text)] if text else []
-        out: list[Delta] = []
-        self._partial_args(streamed, (arg,), out)
-        return out
-
     # -- candidates and parts ----------------------------------------------------------------
 
     def _candidates_of(self, candidates: Any, out: list[Delta]) -> None:
@@ -226,7 +127,7 @@ class GeminiDecoder:
         index = int_of(candidate, "index", "index", position)
         state = self._candidates.get(index)
         if state is None:
-            state = self._candidates[index] = _Candidate(index)
+            state = self._candidates[index] = CandidateState(index)
             self._streaming = None
             if self._primary is None:
                 self._primary = index
@@ -241,7 +142,7 @@ class GeminiDecoder:
             names = VERTEX_FINISH_REASON if self._vertex else FINISH_REASON
             self._finish(state, enum_name(reason, names, "finishReason", "FINISH_REASON"), candidate, out)
 
-    def _part(self, state: _Candidate, part: Any, out: list[Delta]) -> None:
+    def _part(self, state: CandidateState, part: Any, out: list[Delta]) -> None:
         if type(part) is not dict:
             self._sdk_part(state, part, out)
             return
@@ -275,7 +176,7 @@ class GeminiDecoder:
         if signature is not None:
             self._text(state, "", None, signature, out)
 
-    def _sdk_part(self, state: _Candidate, part: Any, out: list[Delta]) -> None:
+    def _sdk_part(self, state: CandidateState, part: Any, out: list[Delta]) -> None:
         """A google-genai `Part`: calls and text read in place (the per-chunk path), the rest as JSON."""
         raw = part.thought_signature
         signature = None if raw is None else base64.b64encode(raw).decode("ascii")
@@ -289,7 +190,7 @@ class GeminiDecoder:
             return
         self._part(state, part_json(part, signature), out)
 
-    def _text(self, state: _Candidate, text: str, thought: Any, signature: str | None, out: list[Delta]) -> None:
+    def _text(self, state: CandidateState, text: str, thought: Any, signature: str | None, out: list[Delta]) -> None:
         if not text:
             if signature is None:
                 return
@@ -319,7 +220,7 @@ class GeminiDecoder:
             state.open_key = None
             state.open_kind = 0
 
-    def _close_part(self, state: _Candidate, out: list[Delta]) -> None:
+    def _close_part(self, state: CandidateState, out: list[Delta]) -> None:
         if state.open_key is not None:
             out.append(PartFinished(state.open_key))
             state.open_key = None
@@ -327,7 +228,7 @@ class GeminiDecoder:
 
     # -- function calls --------------------------------------------------------------------
 
-    def _function_call(self, state: _Candidate, call: Any, signature: str | None, out: list[Delta]) -> None:
+    def _function_call(self, state: CandidateState, call: Any, signature: str | None, out: list[Delta]) -> None:
         if type(call) is dict:
             name = maybe_text(call, "name", "functionCall.name")
             partial = items_of(call, "partialArgs", "functionCall.partialArgs") or None
@@ -359,7 +260,7 @@ class GeminiDecoder:
                     )
                 )
                 return
-            streamed = state.call = _Streamed(key, None)
+            streamed = state.call = Streamed(key, None)
             if len(self._candidates) == 1:
                 self._streaming = state
             out.append(ToolCallStarted(key, call_id, name, provider_metadata=metadata))
@@ -370,39 +271,11 @@ class GeminiDecoder:
         elif signature is not None:
             streamed.metadata = _signature(signature)
         if partial:
-            self._partial_args(streamed, partial, out)
+            write_partial_args(streamed, partial, out)
         if not more:
             self._end_call(state, out)
 
-    def _partial_args(self, streamed: _Streamed, partial: Any, out: list[Delta]) -> None:
-        writer = streamed.writer
-        pieces: list[str] = []
-        raw_path: Any
-        for arg in partial:  # usually one per chunk
-            if type(arg) is dict:
-                raw_path = maybe_text(arg, "jsonPath", "partialArgs[].jsonPath")
-                string = maybe_text(arg, "stringValue", "partialArgs[].stringValue")
-            elif isinstance(arg, NOT_OBJECTS) or arg is None:
-                raise wrong("functionCall.partialArgs[]", "an object", arg)
-            else:
-                raw_path, string = arg.json_path, arg.string_value
-            try:
-                path = streamed.path(raw_path)
-            except PathError as exc:
-                out.append(StreamFailed(f"Gemini partialArgs: {exc}"))
-                continue
-            if string is not None:
-                more = arg.get("willContinue") if type(arg) is dict else arg.will_continue
-                text = writer.feed(path, string, True, bool(more))
-            else:
-                value = _scalar_value(arg)
-                text = writer.feed(path, value, False, False)
-            if text:
-                pieces.append(text)
-        if pieces:
-            out.append(ToolArgsPiece(streamed.key, pieces[0] if len(pieces) == 1 else "".join(pieces)))
-
-    def _end_call(self, state: _Candidate, out: list[Delta]) -> None:
+    def _end_call(self, state: CandidateState, out: list[Delta]) -> None:
         streamed = state.call
         assert streamed is not None
         state.call = None
@@ -420,14 +293,14 @@ class GeminiDecoder:
 
     # -- provider-executed calls --------------------------------------------------------------
 
-    def _executable_code(self, state: _Candidate, code: Any, part: Any, out: list[Delta]) -> None:
+    def _executable_code(self, state: CandidateState, code: Any, part: Any, out: list[Delta]) -> None:
         call_id = maybe_text(code, "id", "executableCode.id") or self._new_id()
         arguments = code_input(code)
         state.last_code_id = call_id
         self._executed(state, call_id, CODE_EXECUTION, arguments, part, out)
 
     def _executed(
-        self, state: _Candidate, call_id: str, name: str, arguments: Any, part: Any, out: list[Delta]
+        self, state: CandidateState, call_id: str, name: str, arguments: Any, part: Any, out: list[Delta]
     ) -> None:
         """A call Gemini runs itself: complete at once, never run by toolwire."""
         self._close_part(state, out)
@@ -445,14 +318,14 @@ class GeminiDecoder:
             )
         )
 
-    def _code_result(self, state: _Candidate, result: Any, part: Any, out: list[Delta]) -> None:
+    def _code_result(self, state: CandidateState, result: Any, part: Any, out: list[Delta]) -> None:
         signature = maybe_text(part, "thoughtSignature", "thoughtSignature")
         call_id = maybe_text(result, "id", "codeExecutionResult.id") or state.last_code_id or self._new_id()
         output = code_output(call_id, result, signature)
         self._close_part(state, out)
         out.append(output)
 
-    def _server_call(self, state: _Candidate, call: Any, part: Any, out: list[Delta]) -> None:
+    def _server_call(self, state: CandidateState, call: Any, part: Any, out: list[Delta]) -> None:
         call_id = maybe_text(call, "id", "toolCall.id") or self._new_id()
         tool_type = call.get("toolType")
         name = str(tool_type).lower() if type(tool_type) in (str, int) else "server_tool"
@@ -462,7 +335,7 @@ class GeminiDecoder:
         state.last_tool_id = call_id
         self._executed(state, call_id, name, {} if args is None else args, part, out)
 
-    def _server_result(self, state: _Candidate, result: Any, out: list[Delta]) -> None:
+    def _server_result(self, state: CandidateState, result: Any, out: list[Delta]) -> None:
         call_id = maybe_text(result, "id", "toolResponse.id") or state.last_tool_id or self._new_id()
         self._close_part(state, out)
         response = result.get("response")
@@ -470,7 +343,7 @@ class GeminiDecoder:
 
     # -- end of a candidate, blocked prompts, error frames -------------------------------------------
 
-    def _finish(self, state: _Candidate, raw: str, candidate: Any, out: list[Delta]) -> None:
+    def _finish(self, state: CandidateState, raw: str, candidate: Any, out: list[Delta]) -> None:
         self._close_part(state, out)
         if state.call is not None and raw == "STOP" and state.call.writer.clean:
             self._end_call(state, out)
@@ -486,20 +359,6 @@ class GeminiDecoder:
         feedback = object_of(frame, "promptFeedback", "promptFeedback")
         if feedback is not None:
             out.extend(blocked(feedback, vertex=self._vertex))
-
-
-def _scalar_value(arg: Any) -> Any:
-    """The number or boolean of a partial arg; None (JSON null) when it carries neither."""
-    if type(arg) is dict:
-        value = arg.get("numberValue")
-        if value is None:
-            value = arg.get("boolValue")
-            if value is not None and type(value) is not bool:
-                raise wrong("partialArgs[].boolValue", "a boolean", value)
-        elif type(value) not in (int, float):
-            raise wrong("partialArgs[].numberValue", "a number", value)
-        return value
-    return arg.bool_value if arg.number_value is None else arg.number_value
 
 
 def _signature(value: Any) -> dict[str, Any]:
