@@ -30,7 +30,6 @@ from toolwire.deltas import (
     MessageStarted,
     PartFinished,
     ReasoningPiece,
-    StepFinished,
     StreamFailed,
     TextPiece,
     ToolArgsPiece,
@@ -38,13 +37,12 @@ from toolwire.deltas import (
     ToolCallFinished,
     ToolCallStarted,
 )
-from toolwire.events import FinishReason
 from toolwire.exceptions import MalformedFrameError
 
 from .._frames import Skipped, error_text, field, int_of, items_of, maybe_text, object_of, text_of, wrong
 from ._custom import custom_input
 from ._hosted import HOSTED, OUTPUT_ITEMS, call_id_of, completed, output_item, started, to_json
-from ._usage import INCOMPLETE_REASONS, responses_usage
+from ._responses_end import error_event, finished, response_metadata
 
 API = "openai-responses"
 _ARGUMENTS_DELTA = "response.function_call_arguments.delta"
@@ -333,7 +331,7 @@ class ResponsesDecoder:
         self._started = True
         response = object_of(frame, "response", "response")
         response_id = maybe_text(response, "id", "response.id") if response is not None else None
-        return [MessageStarted(message_id=response_id, provider_metadata=_response_metadata(response_id))]
+        return [MessageStarted(message_id=response_id, provider_metadata=response_metadata(response_id))]
 
     def _ended(self, frame: Any) -> list[Delta]:
         self._done = True
@@ -344,43 +342,11 @@ class ResponsesDecoder:
 
     def _finish(self, response: Any) -> list[Delta]:
         self._done = True
-        if response is None:
-            return []
-        status = maybe_text(response, "status", "response.status")
-        usage = object_of(response, "usage", "response.usage")
-        deltas: list[Delta] = []
-        reason: FinishReason
-        if status == "failed":
-            error = field(response, "error")
-            text = error_text(API, error) if error is not None else f"{API} error: the response failed (no details)"
-            deltas.append(StreamFailed(text))
-            reason = "error"
-        elif status == "incomplete":
-            details = object_of(response, "incomplete_details", "response.incomplete_details")
-            raw = maybe_text(details, "reason", "response.incomplete_details.reason") if details is not None else None
-            reason = INCOMPLETE_REASONS.get(raw or "", "other")
-            status = f"incomplete:{raw}" if raw else status
-        elif status == "completed":
-            reason = "tool-calls" if self._client_action else "stop"
-        else:
-            reason = "other"
-        deltas.append(
-            StepFinished(
-                reason,
-                raw_reason=status,
-                usage=responses_usage(usage) if usage is not None else None,
-                provider_metadata=_response_metadata(maybe_text(response, "id", "response.id")),
-            )
-        )
-        return deltas
+        return [] if response is None else finished(response, client_action=self._client_action)
 
     def _error(self, frame: Any) -> list[Delta]:
-        """The `error` event: `code`/`message` on the event (the SDK's shape) or in a nested `error` object."""
         self._done = True
-        nested = field(frame, "error")
-        if nested is None:  # the event's own `type` is "error", not the error's type
-            nested = {"code": field(frame, "code"), "message": field(frame, "message")}
-        return [StreamFailed(error_text(API, nested))]
+        return [error_event(frame)]
 
     def _whole(self, response: Any) -> list[Delta]:
         """A non-streaming `response` object: the same deltas its stream would give."""
@@ -426,7 +392,3 @@ def _call_metadata(item: Any) -> dict[str, Any]:
 
 def _end(end: dict[str, Any], kind: str) -> dict[str, Any]:
     return {"openai": {**end, "refusal": True}} if kind == "refusal" else {"openai": dict(end)}
-
-
-def _response_metadata(response_id: Any) -> dict[str, Any] | None:
-    return {"openai": {"responseId": response_id}} if response_id else None
