@@ -13,11 +13,14 @@ from collections.abc import Hashable, Mapping
 from typing import Any
 
 from ._partial_json import IncrementalJsonParser, parse_partial
+from ._source_ledger import SourceLedger
 from .deltas import (
     Delta,
+    FileFound,
     MessageStarted,
     PartFinished,
     ReasoningPiece,
+    SourceFound,
     StepFinished,
     StreamFailed,
     TextPiece,
@@ -105,6 +108,7 @@ class StreamAssembler:
         self._finish: StepFinished | None = None
         self._usage: Usage | None = None
         self._failed = False
+        self._sources = SourceLedger()
         self._handlers: dict[type[Any], Any] = {
             ToolArgsPiece: self._args,
             TextPiece: self._text,
@@ -115,6 +119,8 @@ class StreamAssembler:
             PartFinished: self._part_finished,
             MessageStarted: self._message_started,
             ToolOutput: self._tool_output,
+            SourceFound: self._source,
+            FileFound: self._source,
             UsageReport: self._usage_report,
             StepFinished: self._step_finished,
             StreamFailed: self._stream_failed,
@@ -446,6 +452,12 @@ class StreamAssembler:
                 provider_metadata=call.metadata,
             )
         )
+
+    def _source(self, delta: SourceFound | FileFound, out: list[Event]) -> None:
+        self._ensure_started(out)
+        event = self._sources.source(delta) if isinstance(delta, SourceFound) else self._sources.file(delta)
+        if event is not None:
+            out.append(event)
 
     def _tool_output(self, delta: ToolOutput, out: list[Event]) -> None:
         self._ensure_started(out)

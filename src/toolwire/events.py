@@ -10,6 +10,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal, Protocol, TypeAlias
 
+from ._source_events import SOURCE_EVENT_CLASSES, source_event_from_dict
+from ._source_events import File as File
+from ._source_events import SourceDocument as SourceDocument
+from ._source_events import SourceUrl as SourceUrl
+
 FinishReason = Literal["stop", "length", "tool-calls", "content-filter", "error", "other"]
 FINISH_REASONS: tuple[FinishReason, ...] = ("stop", "length", "tool-calls", "content-filter", "error", "other")
 
@@ -432,6 +437,9 @@ Event: TypeAlias = (
     | ReasoningStart
     | ReasoningDelta
     | ReasoningEnd
+    | SourceUrl
+    | SourceDocument
+    | File
     | ToolInputStart
     | ToolInputDelta
     | ToolInputAvailable
@@ -464,6 +472,7 @@ EVENT_CLASSES: dict[str, type[Event]] = {
         ReasoningStart,
         ReasoningDelta,
         ReasoningEnd,
+        *SOURCE_EVENT_CLASSES.values(),
         ToolInputStart,
         ToolInputDelta,
         ToolInputAvailable,
@@ -498,6 +507,8 @@ def from_dict(data: Mapping[str, Any]) -> Event:
     cls = EVENT_CLASSES.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise ValueError(f"unknown event type {kind!r}; known: {sorted(EVENT_CLASSES)}")
+    if kind in SOURCE_EVENT_CLASSES:
+        return source_event_from_dict(data)
     allowed = {f.name for f in fields(cls) if not f.name.startswith("_")}
     kwargs: dict[str, Any] = {}
     for key, value in data.items():
