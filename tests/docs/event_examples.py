@@ -1,7 +1,7 @@
 """The event vocabulary page, generated from real event objects.
 
 Model events come from the bundled cassettes' expected events (what toolwire produced on those
-responses; the conformance suite checks it still does); sources and files, which no cassette
+responses; the conformance suite checks it still does); the sources and files no cassette
 has, from two small responses decoded here. Runtime events come from a `Toolbox`
 run here, and `abort` from an aborted agent run. `tests/docs/test_reference_pages.py` checks
 `docs/reference/events.md` holds exactly this output (`TOOLWIRE_UPDATE_EXAMPLES=1` rewrites it).
