@@ -264,13 +264,11 @@ class GeminiDecoder:
         if server_result is not None:
             self._server_result(state, server_result, out)
             return
-        inline = object_of(part, "inlineData", "inlineData")
-        if inline is not None:
-            file = inline_file(inline, signature, part.get("thought"))
-            if file is not None:
-                self._close_part(state, out)
-                out.append(file)
-                return
+        file = inline_file(part, signature)
+        if file is not None:
+            self._close_part(state, out)
+            out.append(file)
+            return
         if signature is not None:
             self._text(state, "", None, signature, out)
 

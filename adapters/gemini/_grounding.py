@@ -77,16 +77,19 @@ def _retrieved(context: dict[str, Any]) -> SourceFound | None:
     )
 
 
-def inline_file(inline: Any, signature: str | None, thought: Any) -> FileFound | None:
-    """An `inlineData` part (`mimeType`, base64 `data`) as a file; None when it has no data."""
-    data = _text(field(inline, "data"))
+def inline_file(part: dict[str, Any], signature: str | None) -> FileFound | None:
+    """An `inlineData` part (`mimeType`, base64 `data`) as a file; None for other parts, or without data."""
+    inline = part.get("inlineData")
+    if not isinstance(inline, dict):
+        return None
+    data = _text(inline.get("data"))
     if data is None:
         return None
-    media_type = _text(field(inline, "mimeType")) or "application/octet-stream"
+    media_type = _text(inline.get("mimeType")) or "application/octet-stream"
     google: dict[str, Any] = {}
     if signature is not None:
         google["thoughtSignature"] = signature
-    if thought is True:
+    if part.get("thought") is True:
         google["thought"] = True
     return FileFound(f"data:{media_type};base64,{data}", media_type, {"google": google} if google else None)
 
