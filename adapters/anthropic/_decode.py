@@ -37,7 +37,7 @@ from toolwire.events import FinishReason, ProviderMetadata, Usage
 from toolwire.exceptions import MalformedFrameError
 
 from .._frames import Skipped, error_text, field, items_of, maybe_text, object_of, text_of, wrong
-from ._sources import citation_sources, search_result_sources
+from ._sources import RESULT_SOURCES, citation_sources, result_sources
 
 STOP_REASONS: Final[dict[str, FinishReason]] = {
     "end_turn": "stop",
@@ -210,8 +210,8 @@ class AnthropicDecoder:
             return self._part(key, ReasoningPiece(key, "", _anthropic(redactedData=data)), whole)
         if kind.endswith("_tool_result"):
             output = _provider_output(kind, block)
-            if kind == "web_search_tool_result" and isinstance(output, ToolOutput):
-                return (output, *search_result_sources(output.output))
+            if isinstance(output, ToolOutput) and kind in RESULT_SOURCES:
+                return (output, *result_sources(output.output))
             return (output,)
         return _NONE  # container uploads, compaction and blocks this version does not know
 

@@ -1,7 +1,8 @@
 """Anthropic web search results and text citations as sources.
 
-Web search results (`web_search_tool_result` blocks of `web_search_result` items) and
-`web_search_result_location` citations are web pages; `char_location` (plain text documents),
+Web search results (`web_search_tool_result` blocks of `web_search_result` items), fetched pages
+(`web_fetch_tool_result`'s `web_fetch_result`) and `web_search_result_location` citations are
+web pages; `char_location` (plain text documents),
 `page_location` (PDF pages), `content_block_location` (custom content documents) and
 `search_result_location` citations name documents of the prompt by index
 (`anthropic/types/citation_*.py`, `citations_*.py`). The citations themselves still travel in
@@ -24,8 +25,16 @@ _DOCUMENT_TYPES: Final[dict[str, str]] = {
 """Citation type → the media type of the document it points into (pages only exist in PDFs)."""
 
 
-def search_result_sources(content: Any) -> list[SourceFound]:
-    """The pages of a `web_search_tool_result` block's content (an error object has none)."""
+RESULT_SOURCES: Final = frozenset({"web_search_tool_result", "web_fetch_tool_result"})
+"""Result blocks of provider-run tools that name the pages they read."""
+
+
+def result_sources(content: Any) -> list[SourceFound]:
+    """The pages of a web search or web fetch result block's content (an error object has none)."""
+    if isinstance(content, dict) and content.get("type") == "web_fetch_result":
+        url, document = content.get("url"), content.get("content")
+        title = _text(document.get("title")) if isinstance(document, dict) else None
+        return [SourceFound("url", url=url, title=title)] if isinstance(url, str) and url else []
     if not isinstance(content, list):
         return []
     found: list[SourceFound] = []

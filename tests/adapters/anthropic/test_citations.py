@@ -194,6 +194,33 @@ def test_a_failed_web_search_has_no_sources(same_events: SameEvents, of_types: O
         assert of_types(events, "tool-output-error")[0]["toolCallId"] == "srvtoolu_1"
 
 
+def test_a_fetched_page_is_a_source_after_the_fetch_result(
+    same_events: SameEvents, of_types: OfTypes, adapter: Adapter
+) -> None:
+    fetched = {
+        "type": "web_fetch_result",
+        "url": "https://en.wikipedia.org/wiki/Tide",
+        "retrieved_at": "2026-11-30T10:00:00+00:00",
+        "content": {"type": "document", "source": {"type": "text", "media_type": "text/plain", "data": "..."},
+                    "title": "Tide"},
+    }  # fmt: skip
+    blocks = [
+        {"type": "server_tool_use", "id": "srvtoolu_2", "name": "web_fetch", "input": {"url": fetched["url"]}},
+        {"type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_2", "content": fetched},
+    ]
+    for source in (_stream(blocks), {**MESSAGE, "content": blocks}):
+        events = same_events(adapter, source)
+        assert [e["type"] for e in events][-3:] == ["tool-output-available", "source-url", "finish"]
+        assert of_types(events, "source-url") == [
+            {
+                "type": "source-url",
+                "sourceId": "src_fb27e52275b383be",
+                "url": "https://en.wikipedia.org/wiki/Tide",
+                "title": "Tide",
+            }
+        ]
+
+
 def test_unreadable_citations_are_skipped_and_the_text_kept(
     same_events: SameEvents, of_types: OfTypes, adapter: Adapter
 ) -> None:
