@@ -3,7 +3,8 @@
 Responses `output_text.annotations` (`openai/types/responses/response_output_text.py`):
 `url_citation` is a web page; `file_citation`, `container_file_citation` and `file_path` name
 files by id. Chat Completions `message.annotations` (and `delta.annotations`, streamed by search
-models) hold `url_citation` objects (`openai/types/chat/chat_completion_message.py`). An
+models) hold `url_citation` objects (`openai/types/chat/chat_completion_message.py`); Perplexity's
+compatible API lists `search_results` and `citations` on the chunk itself. An
 `image_generation_call` item's `result` is the image, base64 (`response_output_item.py`).
 """
 
@@ -65,6 +66,19 @@ def annotation_source(annotation: Any) -> SourceFound | None:
         source_id=file_id if container is None else f"{container}/{file_id}",
         provider_metadata={"openai": metadata},
     )
+
+
+def listed_sources(search_results: Any, citations: Any) -> list[SourceFound]:
+    """Perplexity's chunk-level `search_results` (`title`, `url`) and `citations` (URLs), titled ones first."""
+    found: list[SourceFound] = []
+    for result in search_results if isinstance(search_results, list) else ():
+        url = _text(field(result, "url"))
+        if url is not None:
+            found.append(SourceFound("url", url=url, title=_text(field(result, "title"))))
+    for url in citations if isinstance(citations, list) else ():
+        if _text(url) is not None:
+            found.append(SourceFound("url", url=url))
+    return found
 
 
 def generated_image(item: Any) -> FileFound | None:

@@ -37,7 +37,7 @@ from toolwire.deltas import (
 from toolwire.exceptions import MalformedFrameError
 
 from .._frames import NOT_OBJECTS, Skipped, error_text, field, int_of, items_of, maybe_text, object_of, text_of, wrong
-from ._annotations import annotation_sources
+from ._annotations import annotation_sources, listed_sources
 from ._custom import custom_input
 from ._usage import CHAT_FINISH_REASONS, chat_usage
 
@@ -90,6 +90,9 @@ class ChatDecoder:
             except MalformedFrameError as exc:
                 skipped.add(position, exc)
         skipped.report(API, out)
+        listed = field(frame, "search_results") or field(frame, "citations")
+        if listed:  # Perplexity lists its sources beside the choices (on every chunk: the core sends each once)
+            out.extend(listed_sources(field(frame, "search_results"), field(frame, "citations")))
         try:
             usage = object_of(frame, "usage", "usage")
             if usage is not None:

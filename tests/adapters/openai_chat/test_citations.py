@@ -108,3 +108,18 @@ def test_unreadable_annotations_are_skipped_and_the_text_kept(
     completion = {**COMPLETION, "choices": [{**COMPLETION["choices"][0], "message": message}]}
     events = same_events(adapter, completion)
     assert [e["type"] for e in events] == ["start", "text-start", "text-delta", "text-end", "finish"]
+
+
+def test_perplexity_search_results_and_citations_beside_the_choices_are_sources_once(
+    same_events: SameEvents, of_types: OfTypes, adapter: Adapter, sse: Callable[..., bytes]
+) -> None:
+    listed = {
+        "search_results": [{"title": "Tides", "url": "https://a.example/tides", "date": "2026-11-01"}],
+        "citations": ["https://a.example/tides", "https://b.example/moon"],
+    }
+    chunks = [{**chunk, **listed} for chunk in [_chunk({"role": "assistant", "content": TEXT}), _chunk({}, "stop")]]
+    events = same_events(adapter, chunks, sse(chunks))
+    assert of_types(events, "source-url") == [
+        SOURCES[0],
+        {"type": "source-url", "sourceId": "src_57f22807c8073fa9", "url": "https://b.example/moon"},
+    ]
