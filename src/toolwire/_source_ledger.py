@@ -22,9 +22,9 @@ class SourceLedger:
     def source(self, delta: SourceFound) -> SourceEvent | None:
         """The event for a source not shown yet in this response, else None."""
         if delta.kind == "url":
-            url = delta.url or ""
-            if not self._first(("url", url)):
-                return None
+            url = delta.url
+            if not url or not self._first(("url", url)):
+                return None  # a page without an address cannot be shown
             return SourceUrl(
                 source_id=delta.source_id or derived_source_id("url", url),
                 url=url,

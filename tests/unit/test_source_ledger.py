@@ -65,3 +65,7 @@ def test_the_same_file_twice_is_shown_once() -> None:
         File(url="data:image/png;base64,AAAA", media_type="image/png"),
         None,
     ]
+
+
+def test_a_page_without_an_address_is_not_shown() -> None:
+    assert _shown([SourceFound("url", url=None, title="A"), SourceFound("url", url="", title="B")]) == []
