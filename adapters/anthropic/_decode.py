@@ -37,6 +37,7 @@ from toolwire.events import FinishReason, ProviderMetadata, Usage
 from toolwire.exceptions import MalformedFrameError
 
 from .._frames import Skipped, error_text, field, items_of, maybe_text, object_of, text_of, wrong
+from ._sources import RESULT_SOURCES, citation_sources, result_sources
 
 STOP_REASONS: Final[dict[str, FinishReason]] = {
     "end_turn": "stop",
@@ -187,7 +188,9 @@ class AnthropicDecoder:
             return (ToolCallFinished(key) if whole is None else ToolCallFinished(key, input=whole, has_input=True),)
         if kind == "text":
             citations = self._citations.pop(key, None) if self._citations else None
-            return (PartFinished(key, _anthropic(citations=citations)),)
+            if citations:
+                return (PartFinished(key, _anthropic(citations=citations)), *citation_sources(citations))
+            return (PartFinished(key),)
         if kind == "reasoning":
             return (PartFinished(key),)
         return _NONE
@@ -211,14 +214,20 @@ class AnthropicDecoder:
             data = maybe_text(block, "data", "redacted_thinking.data")
             return self._part(key, ReasoningPiece(key, "", _anthropic(redactedData=data)), whole)
         if kind.endswith("_tool_result"):
-            return (_provider_output(kind, block),)
+            output = _provider_output(kind, block)
+            if isinstance(output, ToolOutput) and kind in RESULT_SOURCES:
+                return (output, *result_sources(output.output))
+            return (output,)
         return _NONE  # container uploads, compaction and blocks this version does not know
 
     def _text(self, key: int, block: Any, whole: bool) -> Deltas:
         citations = items_of(block, "citations", "text.citations")
         piece = TextPiece(key, text_of(block, "text", "text.text"))
         if whole:
-            return (piece, PartFinished(key, _anthropic(citations=_json(citations) if citations else None)))
+            if citations:
+                cited = _json(citations)
+                return (piece, PartFinished(key, _anthropic(citations=cited)), *citation_sources(cited))
+            return (piece, PartFinished(key))
         if citations:
             self._citations[key] = _json(citations)
         self._open[key] = "text"

@@ -26,6 +26,7 @@ import pydantic
 from toolwire.exceptions import ConfigurationError
 from toolwire.messages import (
     AssistantMessage,
+    MediaPart,
     Message,
     ReasoningPart,
     SystemMessage,
@@ -199,6 +200,12 @@ def _assistant_blocks(message: AssistantMessage, degrade: Degrade) -> list[dict[
                 dropped.add(part.tool_call_id)
             else:
                 blocks.append(block)
+        elif isinstance(part, MediaPart):
+            degrade(
+                "history.file",
+                f"dropped a file the model returned ({part.part['type']}): Anthropic takes no files in assistant turns",
+                None,
+            )
         elif part.tool_call_id not in dropped:
             block = _provider_result_block(part, degrade)
             if block is not None:

@@ -43,6 +43,7 @@ from toolwire.exceptions import MalformedFrameError
 from .._frames import NOT_OBJECTS, Skipped, error_text, int_of, items_of, maybe_text, object_of, wrong
 from ._enums import FINISH_REASON, VERTEX_FINISH_REASON, enum_name
 from ._finish import blocked, code_input, code_output, finished, usage_report
+from ._grounding import grounding_sources, inline_file
 from ._sdk import camel_frame, key_style, part_json, response_frame
 from ._streamed_args import CandidateState, Streamed, continue_dict_call, continue_sdk_call, write_partial_args
 from ._wire import CODE_EXECUTION, GENERATED_ID_PREFIX
@@ -137,6 +138,9 @@ class GeminiDecoder:
                 if isinstance(part, NOT_OBJECTS) or part is None:
                     raise wrong(f"content.parts[{position_in_content}]", "an object", part)
                 self._part(state, part, out)
+        grounding = candidate.get("groundingMetadata")
+        if grounding is not None:
+            out.extend(grounding_sources(grounding))
         reason = candidate.get("finishReason")
         if reason is not None:
             names = VERTEX_FINISH_REASON if self._vertex else FINISH_REASON
@@ -172,6 +176,11 @@ class GeminiDecoder:
         server_result = object_of(part, "toolResponse", "toolResponse")
         if server_result is not None:
             self._server_result(state, server_result, out)
+            return
+        file = inline_file(part, signature)
+        if file is not None:
+            self._close_part(state, out)
+            out.append(file)
             return
         if signature is not None:
             self._text(state, "", None, signature, out)

@@ -23,6 +23,7 @@ import pydantic_core
 
 from toolwire.messages import (
     AssistantMessage,
+    MediaPart,
     Message,
     ReasoningPart,
     SystemMessage,
@@ -122,11 +123,23 @@ class HistoryEncoder:
             elif isinstance(item, ToolCall):
                 executed[item.tool_call_id] = item
                 self._executed_call(item, parts)
+            elif isinstance(item, MediaPart):
+                self._returned_file(item, parts)
             else:
                 self._executed_result(item, executed.get(item.tool_call_id), parts)
         if calls and self._placeholder:
             self._sign_foreign_calls(calls, parts)
         return parts, calls
+
+    def _returned_file(self, item: MediaPart, parts: list[dict[str, Any]]) -> None:
+        """A file the model returned (image output), sent back as it came, with its thought signature."""
+        where = f"gemini: a file the model returned ({item.part['type']})"
+        key, media = media_object(item.part, self._note, "history.file", where)
+        part: dict[str, Any] = {PART_KEY[key]: media}
+        signature = self._signature(item.provider_metadata)
+        if signature is not None:
+            part["thoughtSignature"] = signature
+        parts.append(part)
 
     def _text_part(self, text: str, metadata: Any, parts: list[dict[str, Any]]) -> None:
         signature = self._signature(metadata)

@@ -11,6 +11,7 @@ and tool responses are user data and are never renamed.
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 _SNAKE_TO_CAMEL = {
@@ -42,6 +43,14 @@ _SNAKE_TO_CAMEL = {
     "thoughts_token_count": "thoughtsTokenCount",
     "cached_content_token_count": "cachedContentTokenCount",
     "tool_use_prompt_token_count": "toolUsePromptTokenCount",
+    "inline_data": "inlineData",
+    "mime_type": "mimeType",
+    "grounding_metadata": "groundingMetadata",
+    "grounding_chunks": "groundingChunks",
+    "retrieved_context": "retrievedContext",
+    "document_name": "documentName",
+    "file_search_store": "fileSearchStore",
+    "source_uri": "sourceUri",
 }
 _CAMEL = frozenset(_SNAKE_TO_CAMEL.values())
 _USER_DATA = frozenset({"args", "response"})
@@ -110,6 +119,9 @@ def _candidate(candidate: Any) -> dict[str, Any]:
         out["content"] = {"parts": content.parts}  # the decoder reads `Part` objects in place
     if candidate.index is not None:
         out["index"] = candidate.index
+    grounding = getattr(candidate, "grounding_metadata", None)
+    if grounding is not None:
+        out["groundingMetadata"] = grounding.model_dump(mode="json", by_alias=True, exclude_none=True)
     if candidate.finish_reason is not None:
         out["finishReason"] = _enum(candidate.finish_reason)
         if candidate.finish_message is not None:
@@ -135,6 +147,14 @@ def part_json(part: Any, signature: str | None) -> dict[str, Any]:
     response = part.tool_response
     if response is not None:
         out["toolResponse"] = {"id": response.id, "toolType": _enum(response.tool_type), "response": response.response}
+        return out
+    inline = part.inline_data
+    if inline is not None:
+        data = inline.data
+        text = base64.b64encode(data).decode("ascii") if isinstance(data, bytes) else data
+        out["inlineData"] = {"mimeType": inline.mime_type, "data": text}
+        if part.thought is not None:
+            out["thought"] = part.thought
     return out
 
 

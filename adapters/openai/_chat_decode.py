@@ -37,6 +37,7 @@ from toolwire.deltas import (
 from toolwire.exceptions import MalformedFrameError
 
 from .._frames import NOT_OBJECTS, Skipped, error_text, field, int_of, items_of, maybe_text, object_of, text_of, wrong
+from ._annotations import annotation_sources, listed_sources
 from ._custom import custom_input
 from ._usage import CHAT_FINISH_REASONS, chat_usage
 
@@ -89,6 +90,9 @@ class ChatDecoder:
             except MalformedFrameError as exc:
                 skipped.add(position, exc)
         skipped.report(API, out)
+        listed = field(frame, "search_results") or field(frame, "citations")
+        if listed:  # Perplexity lists its sources beside the choices (on every chunk: the core sends each once)
+            out.extend(listed_sources(field(frame, "search_results"), field(frame, "citations")))
         try:
             usage = object_of(frame, "usage", "usage")
             if usage is not None:
@@ -201,6 +205,9 @@ class ChatDecoder:
         legacy = object_of(delta, "function_call", "delta.function_call")
         if legacy is not None:
             self._call_delta(choice, {"index": -1, "function": legacy}, "delta.function_call", out)
+        annotations = field(delta, "annotations")
+        if annotations:  # search models' `url_citation`s, streamed with the text's last delta
+            out.extend(annotation_sources(annotations))
 
     def _call_delta(self, choice: int, call: Any, where: str, out: list[Delta]) -> None:
         if isinstance(call, NOT_OBJECTS):
@@ -273,6 +280,7 @@ class ChatDecoder:
         if text:
             out.append(TextPiece(("text", choice), text))
             out.append(PartFinished(("text", choice)))
+        out.extend(annotation_sources(field(message, "annotations")))
         refusal = text_of(message, "refusal", "message.refusal")
         if refusal:
             out.append(TextPiece(("refusal", choice), refusal))

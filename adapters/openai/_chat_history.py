@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolwire.messages import (
     AssistantMessage,
+    MediaPart,
     Message,
     ReasoningPart,
     SystemMessage,
@@ -178,7 +179,7 @@ def _assistant(
 ) -> dict[str, Any] | None:
     texts: list[str] = []
     calls: list[dict[str, Any]] = []
-    dropped = {"reasoning": 0, "provider": 0}
+    dropped = {"reasoning": 0, "provider": 0, "file": 0}
     for part in message.content:
         _note_foreign(foreign, [part.provider_metadata])
         if isinstance(part, TextPart):
@@ -197,6 +198,8 @@ def _assistant(
             calls.append(_tool_call(part))
         elif isinstance(part, (ToolCall, ToolResult)):
             dropped["provider"] += 1
+        elif isinstance(part, MediaPart):
+            dropped["file"] += 1
     if dropped["reasoning"]:
         adapter.degrade(
             degradations, "history.reasoning", f"dropped {dropped['reasoning']} reasoning part(s): Chat has no field"
@@ -206,6 +209,12 @@ def _assistant(
             degradations,
             "history.provider_executed",
             f"dropped {dropped['provider']} provider-executed call/result part(s): Chat cannot replay them",
+        )
+    if dropped["file"]:
+        adapter.degrade(
+            degradations,
+            "history.file",
+            f"dropped {dropped['file']} file(s) the model returned: Chat takes no files in assistant messages",
         )
     if not texts and not calls:
         return None

@@ -40,6 +40,7 @@ from toolwire.deltas import (
 from toolwire.exceptions import MalformedFrameError
 
 from .._frames import Skipped, error_text, field, int_of, items_of, maybe_text, object_of, text_of, wrong
+from ._annotations import annotation_source, annotation_sources, generated_image
 from ._custom import custom_input
 from ._hosted import HOSTED, OUTPUT_ITEMS, call_id_of, completed, output_item, started, to_json
 from ._responses_end import error_event, finished, response_metadata
@@ -85,6 +86,7 @@ class ResponsesDecoder:
             "response.reasoning_summary_part.added": self._summary_part,
             "response.output_item.added": self._item_added,
             "response.output_item.done": self._item_done,
+            "response.output_text.annotation.added": self._annotation_added,
             "response.created": self._created,
             "response.in_progress": self._created,
             "response.queued": self._created,
@@ -131,6 +133,10 @@ class ResponsesDecoder:
     def _refusal_delta(self, frame: Any) -> list[Delta]:
         key = self._part(frame, "message", ":refusal:", "content_index")
         return [TextPiece(key, text_of(frame, "delta", "delta"))]
+
+    def _annotation_added(self, frame: Any) -> list[Delta]:
+        source = annotation_source(field(frame, "annotation"))
+        return [source] if source is not None else []
 
     def _summary_part(self, frame: Any) -> list[Delta]:
         key = self._part(frame, "reasoning", ":summary:", "summary_index")
@@ -268,6 +274,9 @@ class ResponsesDecoder:
                 self._client_action = True
             if kind == "tool_search_call":
                 self._last_tool_search = call_id_of(item)
+            if kind == "image_generation_call":
+                image = generated_image(item)
+                return [*completed(item, spec, opened=opened), *([image] if image is not None else [])]
             return completed(item, spec, opened=opened)
         if type(kind) is str and kind in OUTPUT_ITEMS:
             call_id = field(item, "call_id") or (self._last_tool_search if kind == "tool_search_output" else None)
@@ -282,8 +291,9 @@ class ResponsesDecoder:
             end["phase"] = phase
         state = self._items.pop(item_id, None)
         deltas: list[Delta] = []
+        content = items_of(item, "content", "item.content")
         if not opened or state is None or not state.parts:
-            for index, part in enumerate(items_of(item, "content", "item.content")):
+            for index, part in enumerate(content):
                 kind = field(part, "type")
                 if kind not in ("output_text", "refusal"):
                     continue
@@ -291,10 +301,13 @@ class ResponsesDecoder:
                 name = "text" if kind == "output_text" else "refusal"
                 deltas.append(TextPiece(key, text_of(part, name, f"item.content[{index}].{name}")))
                 deltas.append(PartFinished(key, _end(end, kind)))
+                deltas.extend(annotation_sources(field(part, "annotations", ())))
             return deltas
         for part_key in state.parts:
             kind = "refusal" if ":refusal:" in str(part_key) else "output_text"
             deltas.append(PartFinished(part_key, _end(end, kind)))
+        for part in content:  # streamed already, unless the stream skipped them (the core sends each source once)
+            deltas.extend(annotation_sources(field(part, "annotations", ())))
         return deltas
 
     def _reasoning_done(self, item: Any, *, opened: bool) -> list[Delta]:

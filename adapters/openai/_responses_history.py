@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolwire.messages import (
     AssistantMessage,
+    MediaPart,
     Message,
     ReasoningPart,
     SystemMessage,
@@ -147,7 +148,7 @@ class ResponsesHistory:
     def _assistant(self, message: AssistantMessage) -> None:
         items: list[dict[str, Any]] = []
         referenced: set[str] = set()
-        dropped_reasoning = dropped_executed = 0
+        dropped_reasoning = dropped_executed = dropped_files = 0
         for part in message.content:
             self._note(part.provider_metadata)
             openai = openai_metadata(part.provider_metadata)
@@ -158,6 +159,9 @@ class ResponsesHistory:
             elif isinstance(part, ToolCall) and not part.provider_executed:
                 self._calls[part.tool_call_id] = part
                 items.append(_call_item(part, openai))
+            elif isinstance(part, MediaPart):
+                # a generated image is its image_generation_call item, sent back by reference
+                dropped_files += openai.get("itemId") not in referenced
             elif isinstance(part, ToolCall):
                 item_id = openai.get("itemId")
                 if self._store and item_id and item_id not in referenced:
@@ -180,6 +184,12 @@ class ResponsesHistory:
                 "history.provider_executed",
                 f"dropped {dropped_executed} provider-executed call(s): "
                 + ("not stored by OpenAI (store=False)" if not self._store else "no OpenAI item id to reference"),
+            )
+        if dropped_files:
+            self._degrade(
+                "history.file",
+                f"dropped {dropped_files} file(s) the model returned: Responses takes no files in assistant messages "
+                "(only a generated image stored by OpenAI is sent back, as its image_generation_call item)",
             )
         self._items.extend(items)
 

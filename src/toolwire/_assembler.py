@@ -12,12 +12,15 @@ from collections.abc import Hashable, Mapping
 from typing import Any
 
 from ._fast_events import reasoning_delta, text_delta
+from ._source_ledger import SourceLedger
 from ._tool_calls import ToolCalls, merge_metadata
 from .deltas import (
     Delta,
+    FileFound,
     MessageStarted,
     PartFinished,
     ReasoningPiece,
+    SourceFound,
     StepFinished,
     StreamFailed,
     TextPiece,
@@ -67,6 +70,7 @@ class StreamAssembler:
         self._finish: StepFinished | None = None
         self._usage: Usage | None = None
         self._failed = False
+        self._sources = SourceLedger()
         self._handlers: dict[type[Any], Any] = {
             ToolArgsPiece: self._calls.args,
             TextPiece: self._text,
@@ -77,6 +81,8 @@ class StreamAssembler:
             PartFinished: self._part_finished,
             MessageStarted: self._message_started,
             ToolOutput: self._tool_output,
+            SourceFound: self._source,
+            FileFound: self._source,
             UsageReport: self._usage_report,
             StepFinished: self._step_finished,
             StreamFailed: self._stream_failed,
@@ -155,6 +161,12 @@ class StreamAssembler:
             if delta.provider_metadata:
                 merge_metadata(metadata, delta.provider_metadata)
             out.append(ReasoningEnd(id=state[0], provider_metadata=metadata or None))
+
+    def _source(self, delta: SourceFound | FileFound, out: list[Event]) -> None:
+        self._ensure_started(out)
+        event = self._sources.source(delta) if isinstance(delta, SourceFound) else self._sources.file(delta)
+        if event is not None:
+            out.append(event)
 
     def _tool_output(self, delta: ToolOutput, out: list[Event]) -> None:
         self._ensure_started(out)

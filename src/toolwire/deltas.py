@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
-from typing import Any, TypeAlias
+from typing import Any, Literal, TypeAlias
 
 from .events import FinishReason, ProviderMetadata, Usage
 
@@ -113,6 +113,32 @@ class ToolOutput:
 
 
 @dataclass(slots=True)
+class SourceFound:
+    """A cited or grounding source: a web page (`url`) or a document (`media_type`, `title`).
+
+    `source_id` is the provider's id when it gives one; the core derives a stable one otherwise
+    and sends each source once per response.
+    """
+
+    kind: Literal["url", "document"]
+    url: str | None = None
+    title: str | None = None
+    media_type: str | None = None
+    filename: str | None = None
+    source_id: str | None = None
+    provider_metadata: ProviderMetadata | None = None
+
+
+@dataclass(slots=True)
+class FileFound:
+    """A file the model returned: `url` is a `data:` URL for inline bytes."""
+
+    url: str
+    media_type: str
+    provider_metadata: ProviderMetadata | None = None
+
+
+@dataclass(slots=True)
 class UsageReport:
     """Token usage; later reports fill in what earlier ones left unset."""
 
@@ -146,6 +172,8 @@ Delta: TypeAlias = (
     | ToolCallFinished
     | ToolCallComplete
     | ToolOutput
+    | SourceFound
+    | FileFound
     | UsageReport
     | StepFinished
     | StreamFailed

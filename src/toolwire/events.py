@@ -34,6 +34,10 @@ from ._run_events import ToolOutputError as ToolOutputError
 from ._run_events import ToolResumed as ToolResumed
 from ._run_events import ToolResumeError as ToolResumeError
 from ._run_events import ToolSuspended as ToolSuspended
+from ._source_events import SOURCE_EVENT_CLASSES, source_event_from_dict
+from ._source_events import File as File
+from ._source_events import SourceDocument as SourceDocument
+from ._source_events import SourceUrl as SourceUrl
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -224,6 +228,9 @@ Event: TypeAlias = (
     | ReasoningStart
     | ReasoningDelta
     | ReasoningEnd
+    | SourceUrl
+    | SourceDocument
+    | File
     | ToolInputStart
     | ToolInputDelta
     | ToolInputAvailable
@@ -256,6 +263,7 @@ EVENT_CLASSES: dict[str, type[Event]] = {
         ReasoningStart,
         ReasoningDelta,
         ReasoningEnd,
+        *SOURCE_EVENT_CLASSES.values(),
         ToolInputStart,
         ToolInputDelta,
         ToolInputAvailable,
@@ -290,6 +298,8 @@ def from_dict(data: Mapping[str, Any]) -> Event:
     cls = EVENT_CLASSES.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise ValueError(f"unknown event type {kind!r}; known: {sorted(EVENT_CLASSES)}")
+    if kind in SOURCE_EVENT_CLASSES:
+        return source_event_from_dict(data)
     allowed = {f.name for f in fields(cls) if not f.name.startswith("_")}
     kwargs: dict[str, Any] = {}
     for key, value in data.items():

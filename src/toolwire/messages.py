@@ -14,6 +14,7 @@ from typing import Any, Literal, TypeAlias
 
 from .events import (
     Event,
+    File,
     ProviderMetadata,
     ReasoningDelta,
     ReasoningEnd,
@@ -46,9 +47,11 @@ class ReasoningPart:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MediaPart:
-    """An image or file in a user message, in the content-part dict form (`image-data`, `file-url`, ...)."""
+    """An image or file of a user message, or one the model returned, as a content-part dict (`image-data`, ...)."""
 
     part: ContentPart
+    provider_metadata: ProviderMetadata | None = None
+    """What a returned file needs to be sent back as it came (a Gemini `thoughtSignature`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -69,9 +72,9 @@ class UserMessage:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AssistantMessage:
-    """What the model said: text, reasoning, tool calls (and results of provider-executed calls)."""
+    """What the model said: text, reasoning, files it returned, tool calls (and results of provider-executed calls)."""
 
-    content: tuple[TextPart | ReasoningPart | ToolCall | ToolResult, ...]
+    content: tuple[TextPart | ReasoningPart | MediaPart | ToolCall | ToolResult, ...]
     provider_metadata: ProviderMetadata | None = None
     """Response-level metadata (e.g. the Responses `id` of the output message)."""
     role: Literal["assistant"] = "assistant"
@@ -152,7 +155,7 @@ _CONTENT_KINDS: dict[Any, tuple[tuple[type, ...], str]] = {
 }
 
 
-def _assistant_part(part: Mapping[str, Any]) -> TextPart | ReasoningPart | ToolCall | ToolResult:
+def _assistant_part(part: Mapping[str, Any]) -> TextPart | ReasoningPart | MediaPart | ToolCall | ToolResult:
     kind = part.get("type")
     metadata = part.get("providerMetadata")
     if kind == "text":
@@ -169,7 +172,16 @@ def _assistant_part(part: Mapping[str, Any]) -> TextPart | ReasoningPart | ToolC
         )
     if kind == "tool-result":
         return ToolResult.from_dict(part)
-    raise ValueError(f"unknown assistant part type {kind!r}; types: text, reasoning, tool-call, tool-result")
+    if kind in _FILE_PARTS:
+        return MediaPart(
+            part=normalize_part({k: v for k, v in part.items() if k != "providerMetadata"}), provider_metadata=metadata
+        )
+    kinds = ", ".join(("text", "reasoning", "tool-call", "tool-result", *_FILE_PARTS))
+    raise ValueError(f"unknown assistant part type {kind!r}; types: {kinds}")
+
+
+_FILE_PARTS = ("image-data", "file-data", "image-url", "file-url")
+"""The content-part forms of a file the model returned (inline bytes, or a link)."""
 
 
 def to_messages(values: Sequence[Message | Mapping[str, Any]]) -> list[Message]:
@@ -223,6 +235,11 @@ def message_to_dict(message: Message) -> dict[str, Any]:
     for part in message.content:
         if isinstance(part, (ToolCall, ToolResult)):
             parts.append(part.to_dict())
+        elif isinstance(part, MediaPart):
+            media = dict(part.part)
+            if part.provider_metadata:
+                media["providerMetadata"] = part.provider_metadata
+            parts.append(media)
         else:
             item: dict[str, Any] = {"type": "text" if isinstance(part, TextPart) else "reasoning", "text": part.text}
             if part.provider_metadata:
@@ -246,7 +263,9 @@ UNKNOWN_TOOL_NAME = "unknown"
 
 
 def assistant_message(events: Iterable[Event], history: Sequence[Message | Mapping[str, Any]] = ()) -> AssistantMessage:
-    """The assistant message a response's events describe (text, reasoning, calls, provider results).
+    """The assistant message a response's events describe (text, reasoning, files, calls, provider results).
+
+    Sources (`source-url`, `source-document`) are for display only and are not kept.
 
     Calls whose input failed keep their raw input, so the next request can show the model
     its mistake next to the error result. A provider-executed result is named after its call:
@@ -288,7 +307,9 @@ def assistant_message(events: Iterable[Event], history: Sequence[Message | Mappi
             )
         elif isinstance(event, (ToolOutputAvailable, ToolOutputError)) and event.provider_executed:
             order.append(_provider_result(event, order, earlier))
-    content: list[TextPart | ReasoningPart | ToolCall | ToolResult] = []
+        elif isinstance(event, File):
+            order.append(returned_file(event.url, event.media_type, event.provider_metadata))
+    content: list[TextPart | ReasoningPart | MediaPart | ToolCall | ToolResult] = []
     for item in order:
         if isinstance(item, _PartBuilder):
             text = "".join(item.chunks)
@@ -299,6 +320,17 @@ def assistant_message(events: Iterable[Event], history: Sequence[Message | Mappi
         else:
             content.append(item)
     return AssistantMessage(content=tuple(content))
+
+
+def returned_file(url: str, media_type: str, metadata: ProviderMetadata | None) -> MediaPart:
+    """A file the model returned as a content part: a `data:` URL's bytes inline, any other URL as a link."""
+    is_image = media_type.startswith("image/")
+    head, comma, data = url.partition(",")
+    if url.startswith("data:") and comma and head.endswith(";base64"):
+        part: ContentPart = {"type": "image-data" if is_image else "file-data", "data": data, "mediaType": media_type}
+    else:
+        part = {"type": "image-url" if is_image else "file-url", "url": url, "mediaType": media_type}
+    return MediaPart(part=part, provider_metadata=metadata)
 
 
 def _provider_result(

@@ -34,7 +34,7 @@ from toolwire import (
     text_part,
 )
 from toolwire.adapter import Adapter
-from toolwire.messages import user
+from toolwire.messages import MediaPart, user
 
 APIS = ("openai-chat", "openai-responses", "anthropic", "gemini")
 PNG = bytes.fromhex("89504e470d0a1a0a")
@@ -189,6 +189,11 @@ PROBES: tuple[Probe, ...] = (
             ReasoningPart(text="Let me think.", provider_metadata={"anthropic": {"signature": "sig"}}),
             TextPart(text="Hi."),
         ),
+    ),
+    Probe(
+        "A file the model returned",
+        "history with an image the model generated (a `file` event kept by `assistant_message`)",
+        _assistant(TextPart(text="Here it is."), MediaPart(part=image_data(PNG, "image/png"))),
     ),
     Probe(
         "Calls another provider made",

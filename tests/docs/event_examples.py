@@ -1,7 +1,8 @@
 """The event vocabulary page, generated from real event objects.
 
 Model events come from the bundled cassettes' expected events (what toolwire produced on those
-responses; the conformance suite checks it still does). Runtime events come from a `Toolbox`
+responses; the conformance suite checks it still does); the sources and files no cassette
+has, from two small responses decoded here. Runtime events come from a `Toolbox`
 run here, and `abort` from an aborted agent run. `tests/docs/test_reference_pages.py` checks
 `docs/reference/events.md` holds exactly this output (`TOOLWIRE_UPDATE_EXAMPLES=1` rewrites it).
 """
@@ -14,7 +15,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from toolwire import AbortSignal, Agent, Toolbox, ToolCall, ToolContext, create_tool
+from toolwire import AbortSignal, Agent, Toolbox, ToolCall, ToolContext, create_tool, get_adapter
 from toolwire.deltas import StepFinished
 from toolwire.events import EVENT_CLASSES, Event, ToolInputDelta
 from toolwire.messages import user
@@ -35,6 +36,8 @@ JSON_NAMES = {
     "provider_executed": "providerExecuted",
     "approval_descriptor": "approvalDescriptor",
     "task_id": "taskId",
+    "source_id": "sourceId",
+    "media_type": "mediaType",
 }
 SHOWN_APPROVAL_ID = "approval_Xq3vN0f7oWc2kZ8sR1yT4A"
 """Approval ids are random: the page shows this one in their place."""
@@ -50,6 +53,33 @@ def _from_cassettes() -> dict[str, dict[str, Any]]:
                 event = {k: v for k, v in json.loads(line).items() if k != "step"}
                 found.setdefault(event["type"], event)
     return found
+
+
+def _from_source_responses() -> dict[str, dict[str, Any]]:
+    """An Anthropic answer citing a web page and a PDF, and a Gemini answer with an image."""
+    citations = [
+        {"type": "web_search_result_location", "url": "https://tides.example/moon", "title": "Why the moon makes tides",
+         "cited_text": "The moon pulls the oceans", "encrypted_index": "Eo8BCioIAhgB"},
+        {"type": "page_location", "document_index": 0, "document_title": "Tide tables 2026", "start_page_number": 3,
+         "end_page_number": 4, "cited_text": "High tide at 06:12"},
+    ]  # fmt: skip
+    anthropic = {
+        "id": "msg_01",
+        "type": "message",
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "The moon pulls the oceans; high tide is at 06:12.", "citations": citations}
+        ],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 20, "output_tokens": 14},
+    }
+    image = {
+        "mimeType": "image/png",
+        "data": "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+    }
+    gemini = {"candidates": [{"content": {"role": "model", "parts": [{"inlineData": image}]}, "finishReason": "STOP"}]}
+    events = [*get_adapter("anthropic").normalize(anthropic), *get_adapter("gemini").normalize(gemini)]
+    return {event.type: event.to_dict() for event in events if event.type in ("source-url", "source-document", "file")}
 
 
 def _from_the_runtime() -> dict[str, dict[str, Any]]:
@@ -106,7 +136,7 @@ def _background_events() -> list[Event]:
 
 def examples() -> dict[str, dict[str, Any]]:
     """One JSON example per event type, in the order of `EVENT_CLASSES`."""
-    found = {**_from_the_runtime(), **_from_cassettes()}
+    found = {**_from_source_responses(), **_from_the_runtime(), **_from_cassettes()}
     return {kind: found[kind] for kind in EVENT_CLASSES if kind in found}
 
 

@@ -11,6 +11,9 @@ from typing import Any, assert_type
 from pydantic import BaseModel
 
 from toolwire import Agent, ApprovalRequest, Suspension, Tool, ToolContext, ToolResult, create_tool, tool
+from toolwire.events import Event, SourceUrl
+from toolwire.messages import AssistantMessage, MediaPart, ReasoningPart, TextPart
+from toolwire.results import ToolCall
 from toolwire.runtime import execute_tool, execute_tool_sync
 from toolwire.schema import CompiledSchema, compile_schema
 from toolwire.testing.scripted import SCRIPTED_CLIENT, ScriptedAdapter
@@ -110,3 +113,15 @@ def run_sync() -> None:
 every: list[Tool] = [plain, awaited, suspending, guarded, from_dict, get_weather, remove]
 mixed = [plain, awaited, from_dict]
 agent = Agent(api=ScriptedAdapter([]), client=SCRIPTED_CLIENT, model="m", tools=mixed)
+
+
+# -- events narrow by class; an assistant message may hold the files a model returned ------------
+
+
+def cited_pages(events: list[Event]) -> list[str]:
+    return [event.url for event in events if isinstance(event, SourceUrl)]
+
+
+def returned_files(message: AssistantMessage) -> list[MediaPart]:
+    assert_type(message.content[0], TextPart | ReasoningPart | MediaPart | ToolCall | ToolResult)
+    return [part for part in message.content if isinstance(part, MediaPart)]

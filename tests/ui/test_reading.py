@@ -287,6 +287,29 @@ class TestAssistantMessages:
         [message] = read(assistant_message({"type": "step-start"}, warning, {"type": "text", "text": "Hi"}))
         assert message.content == (TextPart(text="Hi"),)
 
+    def test_sources_are_shown_but_never_sent_to_the_model(self) -> None:
+        """`source-url` and `source-document` parts are display-only: read (and checked), then left out."""
+        page = {"type": "source-url", "sourceId": "src_1", "url": "https://a.example", "title": "A"}
+        document = {
+            "type": "source-document",
+            "sourceId": "file-1",
+            "mediaType": "text/plain",
+            "title": "Notes",
+            "filename": "notes.md",
+            "providerMetadata": {"openai": {"fileId": "file-1"}},
+        }
+        [message] = read(assistant_message({"type": "step-start"}, {"type": "text", "text": "Hi"}, page, document))
+        assert message.content == (TextPart(text="Hi"),)
+
+    def test_a_file_the_model_returned_is_the_assistants_file_with_its_metadata(self) -> None:
+        """A generated image comes back as inline image data, with its thought signature for Gemini."""
+        signature = {"google": {"thoughtSignature": "c2ln"}}
+        image = {"type": "file", "mediaType": "image/png", "url": f"data:image/png;base64,{PNG}"}
+        [message] = read(assistant_message({"type": "step-start"}, {**image, "providerMetadata": signature}))
+        assert message.content == (
+            MediaPart(part={"type": "image-data", "data": PNG, "mediaType": "image/png"}, provider_metadata=signature),
+        )
+
     def test_a_call_left_streaming_by_a_stop_is_listed_not_sent(self) -> None:
         """`input-streaming` means the stream was stopped mid-call; it is reported on the conversation."""
         conversation = read_ui_messages(
@@ -363,10 +386,12 @@ class TestAssistantMessages:
     @pytest.mark.parametrize(
         ("part", "problem"),
         [
+            ({"type": "source-url", "sourceId": "s", "url": 3}, "`url` must be a string, got int"),
             (
-                {"type": "source-url", "sourceId": "s", "url": "https://x"},
-                "toolwire cannot send sources back to a model",
+                {"type": "source-document", "sourceId": "s", "mediaType": "text/plain"},
+                "`title` must be a string, got NoneType",
             ),
+            ({"type": "file", "mediaType": "image/png", "url": "file:///etc/passwd"}, "must be a data: or http(s) URL"),
             (
                 {"type": "custom", "kind": "openai.x"},
                 "toolwire cannot send provider-specific custom parts back to a model",

@@ -24,6 +24,7 @@ from toolwire.ui.protocol import DISPLAY_DATA_PARTS
 from .conftest import Node, ScenarioServer, scenario_cases
 
 CASES = scenario_cases()
+SOURCE_PARTS = ("source-url", "source-document", "file")
 USE_CHAT = {("anthropic", "weather_and_chart"), ("openai-responses", "reasoning_call")}
 
 
@@ -59,6 +60,8 @@ def expected_parts(steps: list[list[dict[str, Any]]]) -> tuple[list[dict[str, An
             _expect_text(event, parts, open_parts)
         elif kind.startswith("tool-"):
             _expect_tool(event, parts, tools)
+        elif kind in SOURCE_PARTS:
+            parts.append(event)  # the chunk is the part, field for field
     return parts, None
 
 
@@ -102,12 +105,13 @@ def _expect_tool(event: dict[str, Any], parts: list[dict[str, Any]], tools: dict
 def shown_parts(message: dict[str, Any]) -> list[dict[str, Any]]:
     """An SDK message's parts, without toolwire's data parts and the SDK's own bookkeeping fields."""
     kept = ("type", "text", "toolCallId", "state", "input", "output", "errorText", "providerExecuted")
+    kept += ("sourceId", "url", "title", "mediaType", "filename")
     parts = []
     for part in message["parts"]:
         if part["type"].startswith("data-"):
             continue
         shown = {k: v for k, v in part.items() if k in kept and v is not None}
-        if part["type"] in ("text", "reasoning"):
+        if part["type"] in ("text", "reasoning", *SOURCE_PARTS):
             shown.pop("state", None)
             if part.get("providerMetadata"):
                 shown["providerMetadata"] = part["providerMetadata"]

@@ -14,12 +14,15 @@ from toolwire.events import (
     BackgroundTaskStarted,
     Error,
     Event,
+    File,
     Finish,
     FinishStep,
     PartialToolInputDelta,
     ReasoningDelta,
     ReasoningEnd,
     ReasoningStart,
+    SourceDocument,
+    SourceUrl,
     Start,
     StartStep,
     TextDelta,
@@ -210,6 +213,43 @@ CASES: list[tuple[Event, dict[str, Any]]] = [
             "errorText": "too slow",
         },
     ),
+    (
+        SourceUrl(source_id="src_1", url="https://example.com/tides"),
+        {"type": "source-url", "sourceId": "src_1", "url": "https://example.com/tides"},
+    ),
+    (
+        SourceUrl(source_id="src_1", url="https://example.com/tides", title="Tides", provider_metadata=META),
+        {
+            "type": "source-url",
+            "sourceId": "src_1",
+            "url": "https://example.com/tides",
+            "title": "Tides",
+            "providerMetadata": META,
+        },
+    ),
+    (
+        SourceDocument(source_id="file_1", media_type="text/plain", title="Notes"),
+        {"type": "source-document", "sourceId": "file_1", "mediaType": "text/plain", "title": "Notes"},
+    ),
+    (
+        SourceDocument(source_id="file_1", media_type="application/pdf", title="Report", filename="report.pdf"),
+        {
+            "type": "source-document",
+            "sourceId": "file_1",
+            "mediaType": "application/pdf",
+            "title": "Report",
+            "filename": "report.pdf",
+        },
+    ),
+    (
+        File(url="data:image/png;base64,iVBORw0KGgo=", media_type="image/png", provider_metadata=META),
+        {
+            "type": "file",
+            "url": "data:image/png;base64,iVBORw0KGgo=",
+            "mediaType": "image/png",
+            "providerMetadata": META,
+        },
+    ),
 ]
 
 
@@ -293,6 +333,21 @@ class TestRefusals:
         """Fields are checked against the event type."""
         with pytest.raises(ValueError, match=r"^'text-delta' events have no field 'toolCallId'$"):
             from_dict({"type": "text-delta", "id": "0", "delta": "x", "toolCallId": "c"})
+
+    def test_a_field_of_another_event_is_refused_on_source_events_too(self) -> None:
+        """`source-url`, `source-document` and `file` check their fields like every event."""
+        with pytest.raises(ValueError, match=r"^'file' events have no field 'title'$"):
+            from_dict({"type": "file", "url": "data:,", "mediaType": "text/plain", "title": "x"})
+
+    def test_a_source_field_of_the_wrong_type_is_refused(self) -> None:
+        """A URL that is not a string cannot become a link."""
+        with pytest.raises(ValueError, match=r"^bad 'source-url' event: 'url' must be a string, not int$"):
+            from_dict({"type": "source-url", "sourceId": "s", "url": 3})
+
+    def test_a_missing_source_field_is_refused(self) -> None:
+        """A document source needs its title (the UI chunk schema requires it)."""
+        with pytest.raises(ValueError, match=r"^bad 'source-document' event: .*'title'"):
+            from_dict({"type": "source-document", "sourceId": "s", "mediaType": "text/plain"})
 
     def test_a_missing_required_field_is_refused(self) -> None:
         """The constructor's complaint is kept, prefixed with the event type."""

@@ -22,8 +22,11 @@ from toolwire.events import (
     FINISH_REASONS,
     Error,
     Event,
+    File,
     Finish,
     ReasoningDelta,
+    SourceDocument,
+    SourceUrl,
     Start,
     TextDelta,
     ToolInputAvailable,
@@ -105,10 +108,15 @@ CHAT_WHOLE: list[dict[str, Any]] = [
                         {"id": "d", "type": "custom", "custom": {"name": "g", "input": "raw"}},
                     ],
                     "function_call": {"name": "h", "arguments": "{}"},
+                    "annotations": [
+                        {"type": "url_citation", "url_citation": {"url": "https://a.example", "title": "A"}}
+                    ],
                 },
             }
         ],
         "usage": {"prompt_tokens": 1, "completion_tokens": 2, "total_tokens": 3},
+        "search_results": [{"title": "B", "url": "https://b.example"}],
+        "citations": ["https://c.example"],
     }
 ]
 
@@ -127,7 +135,24 @@ _MESSAGE = {
     "id": "msg_1",
     "role": "assistant",
     "phase": "final_answer",
-    "content": [{"type": "output_text", "text": "Hi"}, {"type": "refusal", "refusal": "no"}],
+    "content": [
+        {
+            "type": "output_text",
+            "text": "Hi",
+            "annotations": [
+                {"type": "url_citation", "url": "https://a.example", "title": "A", "start_index": 0, "end_index": 1},
+                {"type": "container_file_citation", "container_id": "c", "file_id": "f", "filename": "n.csv"},
+            ],
+        },
+        {"type": "refusal", "refusal": "no"},
+    ],
+}
+_IMAGE = {
+    "type": "image_generation_call",
+    "id": "ig_1",
+    "status": "completed",
+    "result": "AAAA",
+    "output_format": "png",
 }
 _REASONING = {
     "type": "reasoning",
@@ -147,7 +172,14 @@ RESPONSES_STREAM: list[dict[str, Any]] = [
     {"type": "response.output_item.added", "item": {**_MESSAGE, "content": []}},
     {"type": "response.output_text.delta", "item_id": "msg_1", "content_index": 0, "delta": "Hi"},
     {"type": "response.refusal.delta", "item_id": "msg_1", "content_index": 1, "delta": "no"},
+    {
+        "type": "response.output_text.annotation.added",
+        "item_id": "msg_1",
+        "content_index": 0,
+        "annotation": {"type": "file_citation", "file_id": "file-1", "filename": "a.md", "index": 0},
+    },
     {"type": "response.output_item.done", "item": _MESSAGE},
+    {"type": "response.output_item.done", "item": _IMAGE},
     {"type": "response.output_item.added", "item": {**_FUNCTION_CALL, "arguments": ""}},
     {"type": "response.function_call_arguments.delta", "item_id": "fc_1", "delta": ARGS},
     {"type": "response.function_call_arguments.done", "item_id": "fc_1", "arguments": ARGS},
@@ -165,7 +197,7 @@ RESPONSES_WHOLE: list[dict[str, Any]] = [
         **_RESPONSE,
         "status": "incomplete",
         "incomplete_details": {"reason": "max_output_tokens"},
-        "output": [_REASONING, _MESSAGE, _FUNCTION_CALL, _CUSTOM_CALL, _SEARCH],
+        "output": [_REASONING, _MESSAGE, _FUNCTION_CALL, _CUSTOM_CALL, _SEARCH, _IMAGE],
         "usage": _USAGE,
     },
     {"type": "response.failed", "response": {**_RESPONSE, "status": "failed", "error": {"code": "c", "message": "m"}}},
@@ -210,7 +242,11 @@ ANTHROPIC_STREAM: list[dict[str, Any]] = [
     {
         "type": "content_block_start",
         "index": 4,
-        "content_block": {"type": "web_search_tool_result", "tool_use_id": "s1", "content": [{"type": "x"}]},
+        "content_block": {
+            "type": "web_search_tool_result",
+            "tool_use_id": "s1",
+            "content": [{"type": "x"}, {"type": "web_search_result", "url": "https://a.example", "title": "A"}],
+        },
     },
     {"type": "content_block_stop", "index": 4},
     {
@@ -229,7 +265,21 @@ ANTHROPIC_WHOLE: list[dict[str, Any]] = [
         "content": [
             {"type": "thinking", "thinking": "hm", "signature": "sig"},
             {"type": "redacted_thinking", "data": "xx"},
-            {"type": "text", "text": "Hi", "citations": [{"type": "char_location"}]},
+            {
+                "type": "text",
+                "text": "Hi",
+                "citations": [
+                    {"type": "char_location"},
+                    {"type": "page_location", "document_index": 0, "document_title": "T", "cited_text": "c"},
+                    {"type": "web_search_result_location", "url": "https://a.example", "title": "A"},
+                    {"type": "search_result_location", "search_result_index": 0, "source": "kb", "title": "K"},
+                ],
+            },
+            {
+                "type": "web_fetch_tool_result",
+                "tool_use_id": "s2",
+                "content": {"type": "web_fetch_result", "url": "https://b.example", "content": {"title": "B"}},
+            },
             {"type": "tool_use", "id": "t1", "name": "f", "input": {"city": "Paris"}},
             {"type": "mcp_tool_use", "id": "m1", "name": "g", "server_name": "s", "input": {}},
             {"type": "mcp_tool_result", "tool_use_id": "m1", "is_error": True, "content": [{"type": "text"}]},
@@ -258,6 +308,7 @@ GEMINI_STREAM: list[dict[str, Any]] = [
         {"toolCall": {"id": "s1", "toolType": "GOOGLE_SEARCH_WEB", "args": {"q": 1}}},
         {"toolResponse": {"id": "s1", "response": {"r": 1}}},
         {"thoughtSignature": "sig2"},
+        {"inlineData": {"mimeType": "image/png", "data": "AAAA"}, "thoughtSignature": "sig3"},
     ),
     {
         **_gemini(finishReason="STOP", finishMessage="done"),
@@ -275,6 +326,15 @@ GEMINI_WHOLE: list[dict[str, Any]] = [
     {"promptFeedback": {"blockReason": "SAFETY", "blockReasonMessage": "x"}},
     {"error": {"code": 400, "message": "m", "status": "INVALID_ARGUMENT"}},
     {**_gemini({"text": "a"}, finishReason=2), "createTime": "2025-01-01T00:00:00Z"},
+    _gemini(
+        {"text": "b"},
+        groundingMetadata={
+            "groundingChunks": [
+                {"web": {"uri": "https://a.example", "title": "A"}},
+                {"retrievedContext": {"uri": "gs://b/c.pdf", "title": "C"}},
+            ]
+        },
+    ),
 ]
 
 TEMPLATES: dict[str, list[list[dict[str, Any]]]] = {
@@ -375,6 +435,10 @@ def _check(api: str, events: list[Event], frames: int) -> None:
                 assert isinstance(event.input, dict)
         elif isinstance(event, Error):
             assert type(event.error_text) is str
+        elif isinstance(event, (SourceUrl, SourceDocument, File)):
+            texts = [event.url] if isinstance(event, (SourceUrl, File)) else [event.media_type, event.title]
+            assert all(type(text) is str and text for text in texts)
+            assert isinstance(event, File) or type(event.source_id) is str
         elif isinstance(event, Finish) and event.usage is not None:
             counts = (event.usage.input_tokens, event.usage.output_tokens, event.usage.total_tokens)
             assert all(count is None or type(count) is int for count in counts)

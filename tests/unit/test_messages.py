@@ -137,7 +137,8 @@ class TestDictForms:
         """A part type from another vocabulary is refused clearly."""
         with pytest.raises(
             ValueError,
-            match=r"^unknown assistant part type 'tool_use'; types: text, reasoning, tool-call, tool-result$",
+            match=r"^unknown assistant part type 'tool_use'; types: text, reasoning, tool-call, tool-result, "
+            r"image-data, file-data, image-url, file-url$",
         ):
             to_message({"role": "assistant", "content": [{"type": "tool_use"}]})
 

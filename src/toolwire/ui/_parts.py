@@ -157,8 +157,11 @@ def reasoning_part(part: Mapping[str, Any], where: tuple[int, int]) -> Reasoning
     return ReasoningPart(text=_string(part, "text", where), provider_metadata=metadata)
 
 
-def file_part(part: Mapping[str, Any], where: tuple[int, int]) -> MediaPart:
-    """A `file` part: a data URL becomes inline data, an http(s) URL a link; images by media type."""
+def file_part(part: Mapping[str, Any], where: tuple[int, int], *, returned: bool = False) -> MediaPart:
+    """A `file` part: a data URL becomes inline data, an http(s) URL a link; images by media type.
+
+    `returned`: the model returned it (an assistant message's file), so its provider metadata is kept.
+    """
     media_type = _string(part, "mediaType", where)
     url = _string(part, "url", where)
     filename = part.get("filename")
@@ -181,7 +184,39 @@ def file_part(part: Mapping[str, Any], where: tuple[int, int]) -> MediaPart:
         content["filename"] = filename
     if content["type"] == "image-url":
         content.pop("filename", None)  # image links carry no file name in toolwire's forms
-    return MediaPart(part=content)
+    metadata = provider_metadata(part, "providerMetadata", where) if returned else None
+    return MediaPart(part=content, provider_metadata=metadata)
+
+
+_UNSUPPORTED = {
+    "custom": "provider-specific custom parts",
+    "reasoning-file": "reasoning files",
+    "steering-message": "steering messages",
+}
+
+
+def assistant_media(part: Mapping[str, Any], where: tuple[int, int]) -> list[MediaPart]:
+    """An assistant's `file` part, or nothing for a (display-only) source; any other part is refused."""
+    kind = part["type"]
+    if kind == "file":
+        return [file_part(part, where, returned=True)]
+    if kind in ("source-url", "source-document"):
+        source_part(part, where)
+        return []
+    what = _UNSUPPORTED.get(kind, f"{kind!r} parts")
+    raise UIMessageError(f"toolwire cannot send {what} back to a model", *where)
+
+
+def source_part(part: Mapping[str, Any], where: tuple[int, int]) -> None:
+    """Check a `source-url` or `source-document` part, which is display-only (never sent to the model)."""
+    _string(part, "sourceId", where)
+    required = ("url",) if part["type"] == "source-url" else ("mediaType", "title")
+    for key in required:
+        _string(part, key, where)
+    for key in ("title", "filename"):
+        if part.get(key) is not None:
+            _string(part, key, where)
+    provider_metadata(part, "providerMetadata", where)
 
 
 def tool_part(part: Mapping[str, Any], where: tuple[int, int]) -> UIToolPart:

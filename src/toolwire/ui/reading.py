@@ -43,20 +43,22 @@ from toolwire.messages import (
 )
 from toolwire.results import ContentPart, ToolCall, ToolResult, normalize_part
 
-from ._parts import UIMessageError, UIToolPart, background_result, file_part, reasoning_part, text_part, tool_part
+from ._parts import (
+    UIMessageError,
+    UIToolPart,
+    assistant_media,
+    background_result,
+    file_part,
+    reasoning_part,
+    text_part,
+    tool_part,
+)
 from .protocol import BACKGROUND_RESULT, DISPLAY_DATA_PARTS, TOOL_OUTPUT
 
 DataPartReader = Callable[[Mapping[str, Any]], Sequence[str | ContentPart]]
 """Turns an app's `data-<name>` part into text and content parts for the model ([] leaves it out)."""
 
 Trigger = Literal["submit-message", "regenerate-message"]
-_UNSUPPORTED = {
-    "source-url": "sources",
-    "source-document": "sources",
-    "custom": "provider-specific custom parts",
-    "reasoning-file": "reasoning files",
-    "steering-message": "steering messages",
-}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -256,7 +258,7 @@ class _Reader:
                 raise UIMessageError("a data part before the first step has no model call to belong to", index, i)
 
     def _step(self, index: int, step: list[tuple[int, Mapping[str, Any]]], *, is_last: bool, abandoned: bool) -> None:
-        content: list[TextPart | ReasoningPart | ToolCall | ToolResult] = []
+        content: list[TextPart | ReasoningPart | MediaPart | ToolCall | ToolResult] = []
         tools: list[UIToolPart] = []
         delivered: list[UserMessage] = []
         for i, part in step:
@@ -275,8 +277,7 @@ class _Reader:
             elif kind.startswith("data-"):
                 content.extend(TextPart(text=t) for t in self._data(part, where, media=False))
             else:
-                what = _UNSUPPORTED.get(kind, f"{kind!r} parts")
-                raise UIMessageError(f"toolwire cannot send {what} back to a model", *where)
+                content.extend(assistant_media(part, where))
         self.messages.append(AssistantMessage(content=tuple(content)))
         waiting = [t for t in tools if t.is_open]
         if waiting and abandoned:
@@ -306,7 +307,10 @@ class _Reader:
         self.messages.extend(delivered)
 
     def _tool(
-        self, tool: UIToolPart, content: list[TextPart | ReasoningPart | ToolCall | ToolResult], tools: list[UIToolPart]
+        self,
+        tool: UIToolPart,
+        content: list[TextPart | ReasoningPart | MediaPart | ToolCall | ToolResult],
+        tools: list[UIToolPart],
     ) -> None:
         """A tool part: its call (unless an earlier message made it) and, for provider calls, its result here."""
         if tool.state == "input-streaming":

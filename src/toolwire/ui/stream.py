@@ -23,11 +23,14 @@ from toolwire.events import (
     BackgroundTaskStarted,
     Error,
     Event,
+    File,
     Finish,
     FinishStep,
     ReasoningDelta,
     ReasoningEnd,
     ReasoningStart,
+    SourceDocument,
+    SourceUrl,
     Start,
     StartStep,
     TextDelta,
@@ -55,6 +58,14 @@ from . import protocol
 from ._safety import safe_error_text, safe_exception_text
 from ._tool_chunks import Chunk, ToolChunks, json_metadata
 from .metadata import RunMetadata
+
+
+def _source_chunk(event: SourceUrl | SourceDocument | File) -> Chunk:
+    """The event's own JSON form is the chunk's; its metadata is made plain JSON."""
+    chunk = event.to_dict()
+    if event.provider_metadata is not None:
+        chunk["providerMetadata"] = json_metadata(event.provider_metadata)
+    return chunk
 
 
 def new_message_id() -> str:
@@ -151,6 +162,9 @@ class UIMessageStream(ToolChunks):
             case TextStart() | TextDelta() | TextEnd() | ReasoningStart() | ReasoningDelta() | ReasoningEnd():
                 self._ensure_step(out)
                 self._part(event, out)
+            case SourceUrl() | SourceDocument() | File():
+                self._ensure_step(out)
+                out.append(_source_chunk(event))
             case ToolInputStart() | ToolInputDelta() | ToolInputAvailable() | ToolInputError():
                 self._tool_input(event, out)
             case ToolOutputAvailable() | ToolOutputError() | ToolOutputDenied():

@@ -339,9 +339,7 @@ class TestCandidatesAndOddFrames:
         assert events[-1] == finish_event("stop")
 
     def test_unknown_parts_and_fields_are_ignored(self, decode: Decode) -> None:
-        frame = chunk(
-            {"inlineData": {"mimeType": "image/png", "data": "AAAA"}}, {"somethingNew": {}}, text("ok"), finish="STOP"
-        )
+        frame = chunk({"somethingNew": {}}, text("ok"), finish="STOP")
         frame["candidates"][0]["groundingMetadata"] = {"webSearchQueries": ["x"]}
         assert [e["type"] for e in decode([frame])] == ["start", "text-start", "text-delta", "text-end", "finish"]
 
