@@ -24,7 +24,7 @@ from .capabilities import Capabilities
 from .compat import Degradation, report
 from .deltas import Delta
 from .events import Event
-from .exceptions import ConfigurationError, ToolDefinitionError
+from .exceptions import ArgumentError, ConfigurationError, ToolDefinitionError
 from .names import NameMap, NameRules, build_name_map
 from .tool_choice import ToolChoice, parse_tool_choice
 from .tools import STRING_INPUT_KEY, Tool, object_view
@@ -81,10 +81,13 @@ def tool_mapping(tools: Sequence[Tool] | Mapping[str, Tool] | None) -> dict[str,
     """Tools by id, refusing two different tools with one id.
 
     Raises:
+        ArgumentError: `tools` is a lone Tool or not a collection.
         ConfigurationError: two different tools share an id, or an item is not a Tool.
     """
     if tools is None:
         return None
+    if isinstance(tools, Tool) or not isinstance(tools, Iterable):
+        raise ArgumentError("tools", "a list of Tool objects", tools)
     items = tools.values() if isinstance(tools, Mapping) else tools
     by_id: dict[str, Tool] = {}
     for tool in items:

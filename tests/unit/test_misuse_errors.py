@@ -169,12 +169,6 @@ class TestAgentArguments:
 
 
 class TestToolLists:
-    @pytest.mark.xfail(
-        strict=True,
-        reason="adapter.tool_mapping iterates a lone Tool (TypeError); fix there: "
-        "`if isinstance(tools, Tool) or not isinstance(tools, Iterable): raise ArgumentError('tools', "
-        "'a list of Tool objects', tools)` before iterating (adapter.py belongs to the stream-decoding work)",
-    )
     @pytest.mark.parametrize("build", [Toolbox, lambda tools: get_adapter("openai-chat").encode_tools(tools)])
     def test_a_lone_tool_is_not_a_list_of_tools(self, build: Any) -> None:
         """`Toolbox(tool)` and `encode_tools(tool)` name the argument, as `Agent(tools=tool)` does."""
