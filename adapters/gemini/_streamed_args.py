@@ -77,6 +77,7 @@ def continue_sdk_call(frame: Any, state: CandidateState) -> list[Delta] | None:
         or not call.will_continue
         or part.thought_signature is not None
         or candidate.finish_reason is not None
+        or candidate.grounding_metadata is not None
         or (candidate.index or 0) != state.index
     ):
         return None
@@ -98,6 +99,7 @@ def continue_dict_call(frame: dict[str, Any], state: CandidateState) -> list[Del
         or call.get("willContinue") is not True
         or type(arg) is not dict
         or "finishReason" in candidate
+        or "groundingMetadata" in candidate
         or candidate.get("index", 0) != state.index
     ):
         return None

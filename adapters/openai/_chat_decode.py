@@ -133,6 +133,8 @@ class ChatDecoder:
             choices = frame.get("choices")
             if not choices or len(choices) != 1 or frame.get("usage") is not None:
                 return None
+            if "search_results" in frame or "citations" in frame:  # Perplexity's sources: the general path reads them
+                return None
             choice = choices[0]
             delta = choice.get("delta")
             if delta is None or len(delta) != 1 or choice.get("finish_reason") is not None:
@@ -156,6 +158,8 @@ class ChatDecoder:
             attributes = frame.__dict__
             choices = attributes["choices"]
             if len(choices) != 1 or attributes["usage"] is not None:
+                return None
+            if frame.__pydantic_extra__:  # fields the SDK does not declare (Perplexity's sources)
                 return None
             choice = choices[0]
             delta = choice.delta

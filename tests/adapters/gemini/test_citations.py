@@ -177,3 +177,29 @@ def test_snake_case_recordings_give_the_same_sources_and_files(
         {"type": "file", "url": f"data:image/jpeg;base64,{PNG}", "mediaType": "image/jpeg"},
         {"type": "source-url", "sourceId": "src_b423dca12540a7aa", "url": "https://a.example", "title": "A"},
     ]
+
+
+def test_grounding_on_a_chunk_that_only_continues_a_streamed_call_is_read(
+    same_events: SameEvents,
+    of_types: OfTypes,
+    adapter: Adapter,
+    sse: Callable[..., bytes],
+    sdk_chunks: Callable[..., list[Any]],
+) -> None:
+    """The one-argument fast path of Vertex `partialArgs` must not skip the candidate's grounding."""
+    start = {"functionCall": {"name": "lookup", "willContinue": True}}
+    more = {
+        "functionCall": {
+            "partialArgs": [{"jsonPath": "$.q", "stringValue": "tid", "willContinue": True}],
+            "willContinue": True,
+        }
+    }
+    stream = [
+        _chunk([start]),
+        _chunk([more], groundingMetadata=GROUNDING),
+        _chunk([{"functionCall": {"partialArgs": [{"jsonPath": "$.q", "stringValue": "es"}]}}]),
+        _chunk([{"functionCall": {}}], finishReason="STOP"),
+    ]
+    events = same_events(adapter, stream, sse(stream), sdk_chunks(sse(stream), vertex=True))
+    assert of_types(events, "source-url") == PAGES
+    assert of_types(events, "tool-input-available")[0]["input"] == {"q": "tides"}

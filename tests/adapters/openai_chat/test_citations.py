@@ -123,3 +123,25 @@ def test_perplexity_search_results_and_citations_beside_the_choices_are_sources_
         SOURCES[0],
         {"type": "source-url", "sourceId": "src_57f22807c8073fa9", "url": "https://b.example/moon"},
     ]
+
+
+def test_perplexity_sources_on_a_chunk_that_only_carries_arguments_are_read(
+    same_events: SameEvents, of_types: OfTypes, adapter: Adapter, sse: Callable[..., bytes]
+) -> None:
+    """The arguments-only fast path must not skip the sources listed beside the choices."""
+    opened = _chunk(
+        {
+            "tool_calls": [
+                {"index": 0, "id": "call_1", "type": "function", "function": {"name": "lookup", "arguments": ""}}
+            ]
+        }
+    )
+    more = {
+        **_chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"q": "tides"}'}}]}),
+        "citations": ["https://b.example/moon"],
+    }
+    chunks = [opened, more, _chunk({}, "tool_calls")]
+    events = same_events(adapter, chunks, sse(chunks))
+    assert of_types(events, "source-url") == [
+        {"type": "source-url", "sourceId": "src_57f22807c8073fa9", "url": "https://b.example/moon"}
+    ]
