@@ -33,10 +33,14 @@ from toolwire.deltas import (
     ToolOutput,
     UsageReport,
 )
-from toolwire.events import FinishReason, ProviderMetadata, Usage
+from toolwire.events import FinishReason, Usage
 from toolwire.exceptions import MalformedFrameError
 
 from .._frames import Skipped, error_text, field, items_of, maybe_text, object_of, text_of, wrong
+from ._block_values import anthropic_metadata as _anthropic
+from ._block_values import call_metadata as _call_metadata
+from ._block_values import plain_json as _json
+from ._block_values import provider_output as _provider_output
 from ._sources import RESULT_SOURCES, citation_sources, result_sources
 
 STOP_REASONS: Final[dict[str, FinishReason]] = {
@@ -360,49 +364,3 @@ def _usage(seen: Mapping[str, int]) -> Usage:
         reasoning_tokens=seen.get("thinking_tokens"),
         cached_input_tokens=cache_read,
     )
-
-
-def _call_metadata(kind: str, block: Any) -> ProviderMetadata | None:
-    """What a call needs to be replayed exactly: the block type of provider-run calls, the caller, the toolset."""
-    caller = field(block, "caller")
-    if caller is not None and field(caller, "type") == "direct":
-        caller = None
-    return _anthropic(
-        blockType=None if kind == "tool_use" else kind,
-        serverName=field(block, "server_name") if kind == "mcp_tool_use" else None,
-        caller=_json(caller),
-        toolsetName=field(block, "toolset_name"),
-    )
-
-
-def _provider_output(kind: str, block: Any) -> ToolOutput | StreamFailed:
-    """A result block of a provider-run tool (web search, code execution, MCP, tool search, ...)."""
-    call_id = field(block, "tool_use_id")
-    if not isinstance(call_id, str):
-        return StreamFailed(f"skipped an unreadable `{kind}` block: it has no `tool_use_id`")
-    content = _json(field(block, "content"))
-    if kind == "mcp_tool_result":
-        failed = field(block, "is_error") is True
-        if failed and isinstance(content, list):
-            content = "\n".join(str(item.get("text", "")) for item in content if isinstance(item, dict))
-    else:
-        inner = content.get("type") if isinstance(content, dict) else None
-        failed = isinstance(inner, str) and inner.endswith("_error")
-    return ToolOutput(call_id, content, is_error=failed, provider_metadata=_anthropic(blockType=kind))
-
-
-def _anthropic(**values: Any) -> ProviderMetadata | None:
-    present = {k: v for k, v in values.items() if v is not None and v != ""}
-    return {"anthropic": present} if present else None
-
-
-def _json(value: Any) -> Any:
-    """Plain JSON for a value read from a frame (SDK objects dumped as they were on the wire)."""
-    if value is None or isinstance(value, (str, int, float, bool, dict)):
-        return value
-    if isinstance(value, list):
-        return [_json(item) for item in value]
-    dump = getattr(value, "model_dump", None)
-    if dump is not None:
-        return dump(mode="json", by_alias=True, exclude_unset=True)
-    return value

@@ -39,11 +39,14 @@ from toolwire.deltas import (
 )
 from toolwire.exceptions import MalformedFrameError
 
-from .._frames import Skipped, error_text, field, int_of, items_of, maybe_text, object_of, text_of, wrong
+from .._frames import Skipped, error_text, field, int_of, items_of, maybe_text, object_of, text_of
 from ._annotations import annotation_source, annotation_sources, generated_image
 from ._custom import custom_input
-from ._hosted import HOSTED, OUTPUT_ITEMS, call_id_of, completed, output_item, started, to_json
+from ._hosted import HOSTED, OUTPUT_ITEMS, call_id_of, completed, output_item, started
 from ._responses_end import error_event, finished, response_metadata
+from ._responses_items import call_metadata as _call_metadata
+from ._responses_items import checked_item as _checked_item
+from ._responses_items import item_of as _item_of
 
 API = "openai-responses"
 _ARGUMENTS_DELTA = "response.function_call_arguments.delta"
@@ -373,34 +376,6 @@ class ResponsesDecoder:
         skipped.report(API, deltas)
         deltas.extend(self._finish(response))
         return deltas
-
-
-def _item_of(frame: Any) -> Any:
-    """The `item` of an `output_item` event."""
-    item = object_of(frame, "item", "item")
-    if item is None:
-        raise wrong("item", "an object", None)
-    return item
-
-
-def _checked_item(item: Any) -> Any:
-    if item is None or isinstance(item, (str, int, float, list)):
-        raise wrong("", "an object", item)
-    return item
-
-
-def _call_metadata(item: Any) -> dict[str, Any]:
-    """What `encode_messages` needs to send a call back: its item id, namespace, caller; custom or not."""
-    openai: dict[str, Any] = {"itemId": field(item, "id")}
-    if field(item, "type") == "custom_tool_call":
-        openai["custom"] = True
-    namespace = field(item, "namespace")
-    if namespace is not None:
-        openai["namespace"] = namespace
-    caller = field(item, "caller")
-    if caller is not None:
-        openai["caller"] = to_json(caller)
-    return {"openai": openai}
 
 
 def _end(end: dict[str, Any], kind: str) -> dict[str, Any]:

@@ -25,10 +25,12 @@ from toolwire._hooks import run_sync
 from toolwire.agent import Agent
 
 from . import _hidden as hidden
-from . import protocol
 from ._agent import AnswerRefused, RunAgent, build_agent
 from ._answers import Answer, ChatRequestError, card_press, match_answers
 from ._parts import UIMessageError
+from ._shown import dynamic_calls as _dynamic_calls
+from ._shown import suspension_parts as _suspension_parts
+from ._shown import tool_parts as _tool_parts
 from ._tool_chunks import Chunk
 from .reading import ChatRequest, DataPartReader, read_chat_request
 from .sse import aencode_sse, encode_sse
@@ -362,41 +364,3 @@ def _refuse_moving_on(request: ChatRequest, paused: Mapping[str, Any]) -> None:
             f"tool call {unanswered[0]!r} has no result, and the run still waits for it in message "
             f"{paused.get('messageId')!r}: answer it (or regenerate that message) before sending a new one",
         )
-
-
-def _tool_parts(request: ChatRequest) -> dict[str, tuple[str, Any]]:
-    """Calls the continued assistant message already shows (call id → tool name and input)."""
-    if request.last_assistant_id is None:
-        return {}
-    known: dict[str, tuple[str, Any]] = {}
-    for part in request.ui_messages[-1].get("parts", []):
-        kind = part.get("type", "") if isinstance(part, Mapping) else ""
-        if isinstance(kind, str) and (kind.startswith("tool-") or kind == "dynamic-tool"):
-            name = part.get("toolName") if kind == "dynamic-tool" else kind[len("tool-") :]
-            known[str(part.get("toolCallId"))] = (str(name), part.get("input"))
-    return known
-
-
-def _dynamic_calls(request: ChatRequest) -> set[str]:
-    """Calls the client shows as `dynamic-tool` parts (announced again, they keep that kind)."""
-    return {
-        str(part.get("toolCallId"))
-        for message in request.ui_messages
-        for part in message.get("parts", [])
-        if isinstance(part, Mapping) and part.get("type") == "dynamic-tool"
-    }
-
-
-def _suspension_parts(request: ChatRequest) -> dict[str, dict[str, Any]]:
-    """The suspension and card parts the continued message shows (call id → chunk), to update in place."""
-    if request.last_assistant_id is None:
-        return {}
-    kinds = (protocol.SUSPENDED, protocol.ACTION_REQUIRED)
-    return {
-        str(part["id"]): {"type": part["type"], "data": dict(part["data"])}
-        for part in request.ui_messages[-1].get("parts", [])
-        if isinstance(part, Mapping)
-        and part.get("type") in kinds
-        and isinstance(part.get("id"), str)
-        and isinstance(part.get("data"), Mapping)
-    }

@@ -85,12 +85,13 @@ class _Open:
 class UIMessageStream(ToolChunks):
     """Translates one run's events into chunks; feed events in order, then `close()`.
 
-        `known_calls` (call id → tool name) are the calls the message being continued shows;
-        `history` is the conversation before this message, where the call of an output that comes
-        in this message is found (see `toolwire.ui._tool_chunks`); `dynamic_calls` are the calls
-        the client shows as `dynamic-tool` parts; `background_result` finds the message that brought
-        an ended background task's result (by task id) in the run's conversation; `ended_tasks` are tasks
-    that ended before this stream (`(call id, tool name, failed)` by task id) whose result is still to come.
+    `known_calls` (call id → tool name) are the calls the message being continued shows;
+    `history` is the conversation before this message, where the call of an output that comes
+    in this message is found (see `toolwire.ui._tool_chunks`); `dynamic_calls` are the calls
+    the client shows as `dynamic-tool` parts; `background_result` finds the message that brought
+    an ended background task's result (by task id) in the run's conversation; `ended_tasks` are
+    tasks that ended before this stream (`(call id, tool name, failed)` by task id) whose result
+    is still to come.
     """
 
     def __init__(
