@@ -50,6 +50,7 @@ from ._followups import Followups
 from ._loop import StepLoop
 from ._pauses import Pauses
 from ._state import AgentResult, Conversation, open_turn
+from ._stream_view import StreamView
 from ._transcript import Transcript
 
 
@@ -131,7 +132,7 @@ class Agent(StepLoop):
         self._pauses = Pauses(self._conversation, self.toolbox, self._transcript, self._outbox)
         self._followups = Followups(self._conversation, self._transcript, self.background)
         self._encoded_tools = None
-        self._call_tools = {}
+        self._view = StreamView(self.tools)
         self._active = None
         self._aborted = False
         self._replace_history(starting_history(instructions, messages))

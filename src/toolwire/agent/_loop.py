@@ -27,16 +27,13 @@ from toolwire.events import (
     Abort,
     Event,
     Finish,
-    FinishStep,
     ToolInputAvailable,
-    ToolInputDelta,
     ToolInputError,
-    ToolInputStart,
 )
 from toolwire.exceptions import ConfigurationError
 from toolwire.messages import Message, assistant_message
 from toolwire.results import ToolCall, ToolResult
-from toolwire.runtime import AbortSignal, BackgroundTasks, Toolbox, display_stream_event
+from toolwire.runtime import AbortSignal, BackgroundTasks, Toolbox
 from toolwire.runtime.abort import SHARED_EXECUTOR
 from toolwire.tools import Tool
 
@@ -44,6 +41,7 @@ from ._aborting import RunAborted, abortable, close_source, close_source_async
 from ._followups import Delivery, Followups, FollowupSteps
 from ._pauses import Pauses
 from ._state import Conversation, Turn, add_usage
+from ._stream_view import StreamView
 from ._transcript import Transcript
 
 T = TypeVar("T")
@@ -86,7 +84,7 @@ class StepLoop(FollowupSteps):
     _transcript: Transcript
     _outbox: list[Event]
     _encoded_tools: EncodedTools | None
-    _call_tools: dict[str, str]
+    _view: StreamView
     _active: Run | None
     _aborted: bool
     _sync_loop: asyncio.AbstractEventLoop | None = None
@@ -329,21 +327,11 @@ class StepLoop(FollowupSteps):
         raise ConfigurationError(wrong_mode_message(self.adapter.api, mode, method))
 
     def _shown(self, event: Event) -> Event | None:
-        """What the UI sees of a model event: display transforms applied, per-step finish renamed."""
+        """What the UI sees of a model event (`StreamView`); a response's finish also counts for the turn."""
         if isinstance(event, Finish):
             self._conversation.finish = event.finish_reason
             self._conversation.usage = add_usage(self._conversation.usage, event.usage)
-            return FinishStep(finish_reason=event.finish_reason, usage=event.usage)
-        if isinstance(event, ToolInputStart):
-            if not event.provider_executed:
-                self._call_tools[event.tool_call_id] = event.tool_name
-            return event
-        if isinstance(event, ToolInputDelta):
-            return display_stream_event(self.tools.get(self._call_tools.get(event.tool_call_id, "")), event)
-        if isinstance(event, (ToolInputAvailable, ToolInputError)) and not event.provider_executed:
-            self._call_tools.pop(event.tool_call_id, None)
-            return display_stream_event(self.tools.get(event.tool_name), event)
-        return event
+        return self._view.shown(event)
 
     def _after_response(self, events: list[Event], *, partial: bool = False) -> bool:
         """Record the assistant turn; True when it has calls to run."""

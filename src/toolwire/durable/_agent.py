@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from dbos import DBOS, EnqueueOptions
 
 from toolwire.agent import Agent, Run
+from toolwire.agent._stream_view import StreamView
 from toolwire.events import Event, from_dict
 from toolwire.messages import message_to_dict
 from toolwire.results import ToolCall
@@ -25,7 +26,7 @@ from toolwire.runtime.background_tasks import RunningTask
 from toolwire.tools import Tool
 
 from ._inbox import Inbox
-from ._steps import DurableToolbox, StreamView, in_thread
+from ._steps import DurableToolbox, in_thread
 from ._stream import RunStream, StepWriter
 
 if TYPE_CHECKING:
