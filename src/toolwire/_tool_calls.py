@@ -177,9 +177,7 @@ class ToolCalls:
             self._too_deep(call, out)
             return
         except ValueError as exc:
-            self._unparsed.append((call, text, str(exc)))
-            if not call.executed:
-                self.client_calls += 1
+            self._hold_unparsed(call, text, exc)
             return
         self._finalize(call, value, out)
 
@@ -196,12 +194,15 @@ class ToolCalls:
                 self._too_deep(call, out)
                 return
             except ValueError as exc:
-                # Held until the finish reason is known: an input cut by the output limit needs other advice.
-                self._unparsed.append((call, data.decode("utf-8", "surrogatepass"), str(exc)))
-                if not call.executed:
-                    self.client_calls += 1
+                self._hold_unparsed(call, data.decode("utf-8", "surrogatepass"), exc)
                 return
         self._finalize(call, value, out)
+
+    def _hold_unparsed(self, call: CallState, text: str, problem: ValueError) -> None:
+        """Held until the finish reason is known: an input cut by the output limit needs other advice."""
+        self._unparsed.append((call, text, str(problem)))
+        if not call.executed:
+            self.client_calls += 1
 
     def release_unparsed(self, cut: bool, out: list[Event]) -> None:
         """Report the inputs that did not parse, now that the finish reason says whether the limit cut them."""
