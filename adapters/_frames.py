@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from toolwire._long_strings import JsonString
 from toolwire.deltas import StreamFailed
 from toolwire.exceptions import MalformedFrameError
 
@@ -66,6 +67,14 @@ def text_of(frame: Any, name: str, where: str, default: str = "") -> str:
     if type(value) is not str:
         raise wrong(where, "a string", value)
     return value
+
+
+def restated_text(frame: Any, name: str, where: str) -> str | JsonString:
+    """A string field that may have been left undecoded (`Adapter.restated_strings`)."""
+    value = field(frame, name)
+    if type(value) is JsonString:
+        return value
+    return text_of(frame, name, where)
 
 
 def maybe_text(frame: Any, name: str, where: str) -> str | None:

@@ -39,7 +39,7 @@ from toolwire.deltas import (
 )
 from toolwire.exceptions import MalformedFrameError
 
-from .._frames import Skipped, error_text, field, int_of, items_of, maybe_text, object_of, text_of
+from .._frames import Skipped, error_text, field, int_of, items_of, maybe_text, object_of, restated_text, text_of
 from ._annotations import annotation_source, annotation_sources, generated_image
 from ._custom import custom_input
 from ._hosted import HOSTED, OUTPUT_ITEMS, call_id_of, completed, output_item, started
@@ -52,6 +52,15 @@ API = "openai-responses"
 _ARGUMENTS_DELTA = "response.function_call_arguments.delta"
 _CUSTOM_OPEN = '{"input":"'
 _CUSTOM_CLOSE = '"}'
+_RESTATED_ARGUMENTS = frozenset({("response", "output", "*", "arguments")})
+RESTATED: dict[str, frozenset[tuple[str, ...]]] = {
+    "response.function_call_arguments.done": frozenset({("arguments",)}),
+    "response.output_item.done": frozenset({("item", "arguments")}),
+    "response.completed": _RESTATED_ARGUMENTS,
+    "response.incomplete": _RESTATED_ARGUMENTS,
+    "response.failed": _RESTATED_ARGUMENTS,
+}
+"""Where a stream restates a function call's arguments (`Adapter.restated_strings`)."""
 
 
 class _Item:
@@ -184,7 +193,7 @@ class ResponsesDecoder:
         item = self._items.get(item_id) if item_id is not None else None
         if item is None:  # never added: its `output_item.done` brings the whole call
             return []
-        arguments = text_of(frame, "arguments", "arguments")
+        arguments = restated_text(frame, "arguments", "arguments")
         item.finished = True
         return [ToolCallFinished(item_id, arguments=arguments)]
 
@@ -240,7 +249,7 @@ class ResponsesDecoder:
         kind = field(item, "type")
         item_id = maybe_text(item, "id", "item.id")
         if kind == "function_call":
-            arguments = text_of(item, "arguments", "item.arguments")
+            arguments = restated_text(item, "arguments", "item.arguments")
             if opened:
                 return [ToolCallFinished(item_id, arguments=arguments)]
             return [

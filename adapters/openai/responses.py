@@ -24,7 +24,7 @@ from toolwire.results import ToolResult
 from toolwire.tool_choice import ToolChoice
 from toolwire.tools import Tool
 
-from ._responses_decode import ResponsesDecoder
+from ._responses_decode import RESTATED, ResponsesDecoder
 from ._responses_history import ResponsesHistory, tool_outputs
 from ._sdk import openai_client, openai_client_spec
 from ._tools import (
@@ -45,6 +45,7 @@ class OpenAIResponsesAdapter(Adapter):
     api = "openai-responses"
     provider = "openai"
     name_rules = OPENAI_NAMES
+    restated_strings = RESTATED
     capabilities = Capabilities(
         strict_tools=True,
         native_input_examples=False,

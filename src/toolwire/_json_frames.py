@@ -2,10 +2,11 @@
 
 Frames are parsed by jiter straight from the bytes (four times faster than `json.loads` on a
 stream event), caching keys only: jiter's cache of string values would keep up to 16,384
-argument fragments alive after the stream (1.5 MB for a 1 MB call). Wherever jiter refuses a text, `json.loads` decides, so values and error
-messages are exactly `json.loads`'s: it alone accepts lone surrogate escapes, nesting deeper
-than jiter's limit of 200 and (in SSE) invalid UTF-8, which it reads as U+FFFD. On texts both
-accept they agree (NaN and infinities, duplicate keys: the last wins, integers of any size up
+argument fragments alive after the stream (1.5 MB for a 1 MB call). Wherever jiter refuses a
+text, `json.loads` decides (`_json_text`), so values and error messages are exactly
+`json.loads`'s: it alone accepts lone surrogate escapes, nesting deeper than jiter's limit of
+200 and (in SSE) invalid UTF-8, which it reads as U+FFFD. On texts both accept they agree (NaN
+and infinities, duplicate keys: the last wins, integers of any size up
 to Python's digit limit); `tests/unit/test_json_frames.py` pins it.
 """
 
@@ -18,6 +19,8 @@ from typing import Any
 
 from jiter import from_json
 
+from ._json_text import loads
+from ._long_strings import LONG_STRING, RestatedStrings, restating_frame
 from ._sse import SseDecoder
 
 
@@ -35,39 +38,36 @@ class FrameError:
         return f"{self.message}{where}"
 
 
-def loads(data: bytes) -> Any:
-    """The JSON value of `data` as `json.loads(data)` gives it, or its error (ValueError, RecursionError)."""
-    try:
-        return from_json(data, cache_mode="keys")
-    except ValueError:
-        return json.loads(data)
-
-
-def loads_text(data: bytes) -> Any:
-    """`loads` for SSE data, which is UTF-8 text: invalid bytes read as U+FFFD, as the SSE spec says."""
-    try:
-        return from_json(data, cache_mode="keys")
-    except ValueError:
-        return json.loads(data.decode("utf-8", errors="replace"))
-
-
 _DONE: Any = object()
 """OpenAI's end-of-stream sentinel: no frame."""
 
 
 class SseFrames(SseDecoder):
-    """Server-sent events straight to frames: each event's data parsed from its bytes, `[DONE]` dropped."""
+    """Server-sent events straight to frames: each event's data parsed from its bytes, `[DONE]` dropped.
 
-    __slots__ = ()
+    `restated`: where the provider restates text it streamed; long strings there stay undecoded
+    (`_long_strings`).
+    """
+
+    __slots__ = ("_restated",)
+
+    def __init__(self, restated: RestatedStrings | None = None) -> None:
+        super().__init__()
+        self._restated = restated
 
     def emit(self, data: bytes, event: bytes | None, offset: int, out: list[Any]) -> None:
         """The event's frame (a dict, its `type` taken from `event:` when missing) or a `FrameError`."""
-        try:
-            frame = from_json(data, cache_mode="keys")
-        except ValueError:
-            frame = self._fallback(data, offset)
-            if frame is _DONE:
-                return
+        frame = None
+        if self._restated is not None and len(data) >= LONG_STRING:
+            name = None if event is None else event.decode("utf-8", errors="replace")
+            frame = restating_frame(data, name, self._restated)
+        if frame is None:
+            try:
+                frame = from_json(data, cache_mode="keys")
+            except ValueError:
+                frame = self._fallback(data, offset)
+                if frame is _DONE:
+                    return
         if type(frame) is dict:
             if event and "type" not in frame:
                 frame["type"] = event.decode("utf-8", errors="replace")

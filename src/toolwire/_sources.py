@@ -18,6 +18,7 @@ from typing import Any
 import pydantic
 
 from ._json_frames import FrameError, JsonArraySplitter, SseFrames, describe, json_body_frames
+from ._long_strings import RestatedStrings
 
 __all__ = [
     "ChunkDecoder",
@@ -33,7 +34,8 @@ SdkConverter = Callable[[Any], Any] | None
 """How an SDK object becomes a frame; None: it is read as it is."""
 
 _BOM = b"\xef\xbb\xbf"
-_SLICE = 65536
+_SLICE = 16384
+"""Bytes decoded at a time: a batch keeps the frames of one slice alive (about 100 frames, 70 KB)."""
 _SSE_FIELDS = (b"data", b"event", b"id", b"retry", b":")
 _BLANK = b" \t\r\n"
 
@@ -60,10 +62,10 @@ class ChunkDecoder:
 
     __slots__ = ("_array", "_held", "_kind", "_seen_text", "_sse")
 
-    def __init__(self) -> None:
+    def __init__(self, restated: RestatedStrings | None = None) -> None:
         self._kind: str | None = None
         self._seen_text = False
-        self._sse = SseFrames()
+        self._sse = SseFrames(restated)
         self._array = JsonArraySplitter()
         self._held = bytearray()
 
@@ -95,6 +97,18 @@ class ChunkDecoder:
             self._held += chunk
         return []
 
+    def feed_sliced(self, chunk: bytes) -> Iterator[list[Any]]:
+        """`feed` a slice at a time, so only one slice's frames are alive at once.
+
+        Decoded whole, a 12 MB body keeps 78k dicts alive and the cyclic GC's full passes make
+        the run superlinear.
+        """
+        if len(chunk) <= _SLICE:
+            yield self.feed(chunk)
+            return
+        for start in range(0, len(chunk), _SLICE):
+            yield self.feed(chunk[start : start + _SLICE])
+
     def close(self) -> list[Any]:
         """Frames still held at the end of the body."""
         if self._kind is None and self._held.strip(_BLANK + _BOM):
@@ -118,15 +132,14 @@ def _as_bytes(chunk: Any) -> bytes | None:
     return None
 
 
-def frame_batches(source: Any, convert_sdk: SdkConverter) -> Iterator[Sequence[Any]]:
+def frame_batches(
+    source: Any, convert_sdk: SdkConverter, restated: RestatedStrings | None = None
+) -> Iterator[Sequence[Any]]:
     """Frames of any synchronous source, in order, in batches; `FrameError`s stand for undecodable parts."""
     raw = _as_bytes(source)
     if raw is not None:
-        # Fed in slices so only a slice's frames are alive at once: decoding a 12 MB body in one
-        # go keeps 78k dicts alive and the cyclic GC's full passes make the whole run superlinear.
-        decoder = ChunkDecoder()
-        for start in range(0, len(raw), _SLICE):
-            yield decoder.feed(raw[start : start + _SLICE])
+        decoder = ChunkDecoder(restated)
+        yield from decoder.feed_sliced(raw)
         yield decoder.close()
         return
     if isinstance(source, (Mapping, pydantic.BaseModel)):
@@ -147,8 +160,8 @@ def frame_batches(source: Any, convert_sdk: SdkConverter) -> Iterator[Sequence[A
             elif kind == "invalid":
                 yield (FrameError(f"a frame must be an object, got {describe(item)}"),)
             else:
-                chunks = chunks or ChunkDecoder()
-                yield chunks.feed(_as_bytes(item) or b"")
+                chunks = chunks or ChunkDecoder(restated)
+                yield from chunks.feed_sliced(_as_bytes(item) or b"")
     except Exception as exc:  # the source itself failed (network, an SDK error frame): report, stop
         yield (FrameError(f"source raised {type(exc).__name__}: {exc}", from_source=True),)
         return
@@ -181,15 +194,18 @@ def _kind_of(cls: type) -> str:
     return kind
 
 
-async def aframe_batches(source: AsyncIterable[Any], convert_sdk: SdkConverter) -> AsyncIterator[Sequence[Any]]:
+async def aframe_batches(
+    source: AsyncIterable[Any], convert_sdk: SdkConverter, restated: RestatedStrings | None = None
+) -> AsyncIterator[Sequence[Any]]:
     """Frames of an asynchronous source (an async generator of frames or chunks), in batches."""
     chunks: ChunkDecoder | None = None
     try:
         async for item in source:
             data = _as_bytes(item)
             if data is not None:
-                chunks = chunks or ChunkDecoder()
-                yield chunks.feed(data)
+                chunks = chunks or ChunkDecoder(restated)
+                for batch in chunks.feed_sliced(data):
+                    yield batch
             else:
                 yield (_frame(item, convert_sdk),)
     except Exception as exc:  # the source itself failed (network, an SDK error frame): report, stop

@@ -14,7 +14,8 @@ from typing import Any
 
 from ._call_state import NOT_PARSED, CallState
 from ._fast_events import partial_tool_input_delta, tool_input_delta
-from ._json_frames import loads
+from ._json_text import loads
+from ._long_strings import JsonString
 from .deltas import ToolArgsPiece, ToolCallComplete, ToolCallFinished, ToolCallStarted
 from .events import Error, Event, ProviderMetadata, ToolInputAvailable, ToolInputError, ToolInputStart
 from .names import NameMap
@@ -145,8 +146,15 @@ class ToolCalls:
             return
         data = call.data()
         buffered = True
-        if delta.arguments is not None:
-            restated = delta.arguments.encode("utf-8", "surrogatepass")
+        arguments = delta.arguments
+        if isinstance(arguments, JsonString):  # a long restatement, compared without decoding it whole
+            if arguments.same_text(data):
+                arguments.release()  # its frame's bytes are not kept while the input is parsed
+                arguments = None
+            else:
+                arguments = arguments.text()
+        if arguments is not None:
+            restated = arguments.encode("utf-8", "surrogatepass")
             if restated != data:  # the provider's full text wins over the fragments
                 if restated.startswith(data):
                     self._push(call, restated[len(data) :].decode("utf-8", "surrogatepass"), out)

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Protocol
 from ._assembler import StreamAssembler
 from ._frame_problems import DECODE_ERRORS, frame_error_text, frame_problem
 from ._hooks import StreamHooks
+from ._long_strings import RestatedStrings
 from ._provider_calls import EncodedMessages as EncodedMessages  # re-exported: the adapter contract's types
 from ._provider_calls import ProviderCalls
 from ._readonly import read_only
@@ -114,6 +115,9 @@ class Adapter(ProviderCalls, ABC):
     unsupported_provider_options: ClassVar[frozenset[str]] = frozenset()
     """Keys of this provider's options another api of the same provider takes but this one
     rejects (e.g. Responses-only keys on Chat): left out and reported."""
+    restated_strings: ClassVar[RestatedStrings | None] = None
+    """Where the provider's stream events restate text it streamed: long strings there are
+    compared with the streamed text without being decoded (`toolwire._long_strings`)."""
 
     def takes_free_form_tools(self) -> bool:
         """Whether `encode_tool` sends free-form (string-input) tools as such; else they go as `object_view`."""
@@ -271,7 +275,7 @@ class Adapter(ProviderCalls, ABC):
         decode = decoder.feed
         handlers = assembler.handlers
         delta: Delta | None = None
-        for batch in frame_batches(source, self._converter()):
+        for batch in frame_batches(source, self._converter(), self.restated_strings):
             for frame in batch:  # `_decode`, inlined: the hottest loop
                 if type(frame) is FrameError:
                     assembler.error(frame_error_text(self.api, frame), out)
@@ -310,9 +314,9 @@ class Adapter(ProviderCalls, ABC):
         assembler, hooks, decoder = self._start(tools, partial, messages, abort_signal)
         out: list[Event] = []
         if isinstance(source, AsyncIterable):
-            batches = aframe_batches(source, self._converter())
+            batches = aframe_batches(source, self._converter(), self.restated_strings)
         else:
-            batches = _as_async(frame_batches(source, self._converter()))
+            batches = _as_async(frame_batches(source, self._converter(), self.restated_strings))
         async for batch in batches:
             for frame in batch:
                 self._decode(decoder, assembler, frame, out)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
+from ._long_strings import JsonString
 from .events import FinishReason, ProviderMetadata, Usage
 
 
@@ -74,14 +75,14 @@ class ToolCallFinished:
     """A call's input is complete.
 
     `arguments` is the full text when the provider restates it at the end (it wins over the
-    buffered fragments); `input` is an already-parsed value (Gemini sends objects, not text);
-    `rebuild` computes the input from the complete argument text the call's fragments made,
-    for inputs the fragments cannot spell out alone (Vertex arguments sent out of order), so
-    the decoder keeps no copy of the text.
+    buffered fragments; a `JsonString` when left undecoded); `input` is an already-parsed
+    value (Gemini sends objects, not text); `rebuild` computes the input from the complete
+    argument text the call's fragments made, for inputs the fragments cannot spell out alone
+    (Vertex arguments sent out of order), so the decoder keeps no copy of the text.
     """
 
     key: Hashable
-    arguments: str | None = None
+    arguments: str | JsonString | None = None
     input: Any = None
     has_input: bool = False
     provider_metadata: ProviderMetadata | None = None
@@ -95,7 +96,7 @@ class ToolCallComplete:
     key: Hashable
     tool_call_id: str | None
     name: str | None
-    arguments: str | None = None
+    arguments: str | JsonString | None = None
     input: Any = None
     has_input: bool = False
     provider_executed: bool = False

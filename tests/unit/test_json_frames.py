@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from toolwire import get_adapter
-from toolwire._json_frames import FrameError, loads, loads_text
+from toolwire._json_frames import FrameError
+from toolwire._json_text import loads, loads_text
 from toolwire._sources import iter_frames
 from toolwire.events import TextDelta, ToolInputAvailable
 
