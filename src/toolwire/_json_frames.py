@@ -20,7 +20,7 @@ from typing import Any
 from jiter import from_json
 
 from ._json_text import loads
-from ._long_strings import LONG_STRING, RestatedStrings, restating_frame
+from ._long_strings import RestatedStrings, restating_frame
 from ._sse import SseDecoder
 
 
@@ -45,8 +45,8 @@ _DONE: Any = object()
 class SseFrames(SseDecoder):
     """Server-sent events straight to frames: each event's data parsed from its bytes, `[DONE]` dropped.
 
-    `restated`: where the provider restates text it streamed; long strings there stay undecoded
-    (`_long_strings`).
+    `restated`: where the provider restates text it streamed; long strings there, in the long
+    lines the decoder hands over whole, stay undecoded (`_long_strings`).
     """
 
     __slots__ = ("_restated",)
@@ -55,19 +55,30 @@ class SseFrames(SseDecoder):
         super().__init__()
         self._restated = restated
 
+    def emit_span(
+        self, data: bytes | bytearray, start: int, stop: int, event: bytes | None, offset: int, out: list[Any]
+    ) -> None:
+        """A long line's frame, its restated strings left undecoded when the adapter names them."""
+        if self._restated is not None:
+            name = None if event is None else event.decode("utf-8", errors="replace")
+            frame = restating_frame(data, start, stop, name, self._restated)
+            if frame is not None:
+                self._append(frame, event, offset, out)
+                return
+        self.emit(bytes(memoryview(data)[start:stop]), event, offset, out)
+
     def emit(self, data: bytes, event: bytes | None, offset: int, out: list[Any]) -> None:
         """The event's frame (a dict, its `type` taken from `event:` when missing) or a `FrameError`."""
-        frame = None
-        if self._restated is not None and len(data) >= LONG_STRING:
-            name = None if event is None else event.decode("utf-8", errors="replace")
-            frame = restating_frame(data, name, self._restated)
-        if frame is None:
-            try:
-                frame = from_json(data, cache_mode="keys")
-            except ValueError:
-                frame = self._fallback(data, offset)
-                if frame is _DONE:
-                    return
+        try:
+            frame = from_json(data, cache_mode="keys")
+        except ValueError:
+            frame = self._fallback(data, offset)
+            if frame is _DONE:
+                return
+        self._append(frame, event, offset, out)
+
+    @staticmethod
+    def _append(frame: Any, event: bytes | None, offset: int, out: list[Any]) -> None:
         if type(frame) is dict:
             if event and "type" not in frame:
                 frame["type"] = event.decode("utf-8", errors="replace")

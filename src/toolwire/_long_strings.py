@@ -25,6 +25,9 @@ from ._json_text import loads_text
 LONG_STRING = 65536
 """Bytes from which a string literal is left undecoded."""
 
+Text = bytes | bytearray
+"""A frame's bytes: a long line is handed over as the decoder's `bytearray`, never copied."""
+
 RestatedStrings = Mapping[str, frozenset[tuple[str, ...]]]
 """Frame `type` -> the paths of its restated strings (keys; `*` for any list index)."""
 
@@ -41,8 +44,8 @@ class JsonString:
 
     __slots__ = ("_end", "_frame", "_start")
 
-    def __init__(self, frame: bytes, start: int, end: int) -> None:
-        self._frame: bytes | None = frame
+    def __init__(self, frame: Text, start: int, end: int) -> None:
+        self._frame: Text | None = frame
         self._start = start
         self._end = end
 
@@ -50,14 +53,14 @@ class JsonString:
         size = "released" if self._frame is None else f"{self._end - self._start} bytes"
         return f"JsonString({size})"
 
-    def _bytes(self) -> bytes:
+    def _bytes(self) -> Text:
         if self._frame is None:
             raise RuntimeError("this long string was released after it was read")
         return self._frame
 
     def text(self) -> str:
         """The decoded string, as decoding its whole frame would have given it."""
-        value = loads_text(self._bytes()[self._start : self._end])
+        value = loads_text(bytes(memoryview(self._bytes())[self._start : self._end]))
         if type(value) is not str:  # the literal was checked when the frame was cut: never happens
             raise ValueError("a long string literal did not decode to a string")
         return value
@@ -102,7 +105,7 @@ _PIECE = piece_pattern(256, 256)
 """At most 64 KB of a literal's body, cut between escapes."""
 
 
-def _cut(frame: bytes, start: int, end: int) -> int | None:
+def _cut(frame: Text, start: int, end: int) -> int | None:
     """Where the piece of the literal's body from `start` can end without changing its value.
 
     Never inside an escape or a surrogate pair (`_PIECE`), nor inside a UTF-8 character (the
@@ -118,23 +121,27 @@ def _cut(frame: bytes, start: int, end: int) -> int | None:
     return cut if cut > start else None
 
 
-def restating_frame(data: bytes, event: str | None, restated: RestatedStrings) -> Any:
-    """The frame of `data` with its long restated strings left undecoded; None to parse it plainly."""
+def restating_frame(data: Text, start: int, stop: int, event: str | None, restated: RestatedStrings) -> Any:
+    """The frame of `data[start:stop]` with its long restated strings left undecoded; None to parse it plainly.
+
+    `data` is kept by the `JsonString`s: it must not change afterwards.
+    """
     spans = [
         match.span()
-        for match in _LITERAL.finditer(data)
-        if match.end() - match.start() >= LONG_STRING and not _KEY_FOLLOWS.match(data, match.end())
+        for match in _LITERAL.finditer(data, start, stop)
+        if match.end() - match.start() >= LONG_STRING and not _KEY_FOLLOWS.match(data, match.end(), stop)
     ]
-    if not spans or _ESCAPED_MARK in data:
+    if not spans or data.find(_ESCAPED_MARK, start, stop) >= 0:
         return None
-    if not all(_VALID_LITERAL.fullmatch(data, start, end) for start, end in spans):
+    if not all(_VALID_LITERAL.fullmatch(data, first, end) for first, end in spans):
         return None  # the plain parser gives the error
-    shrunk: list[bytes] = []
-    last = 0
-    for index, (start, end) in enumerate(spans):
-        shrunk += (data[last:start], f'"\\u0000toolwire-long-string:{index}"'.encode())
+    view = memoryview(data)
+    shrunk: list[Any] = []
+    last = start
+    for index, (first, end) in enumerate(spans):
+        shrunk += (view[last:first], f'"\\u0000toolwire-long-string:{index}"'.encode())
         last = end
-    shrunk.append(data[last:])
+    shrunk.append(view[last:stop])
     try:
         frame = from_json(b"".join(shrunk), cache_mode="keys")
     except ValueError:
@@ -156,7 +163,7 @@ class _Restorer:
 
     __slots__ = ("_data", "_paths", "_seen", "_spans", "found")
 
-    def __init__(self, data: bytes, spans: list[tuple[int, int]], paths: frozenset[tuple[str, ...]]) -> None:
+    def __init__(self, data: Text, spans: list[tuple[int, int]], paths: frozenset[tuple[str, ...]]) -> None:
         self._data = data
         self._spans = spans
         self._paths = paths

@@ -9,7 +9,8 @@ Two paths give the same events. Blocks of the shape every provider sends (an opt
 their data handed over as bytes, without decoding lines one by one. Anything else (comments,
 `id:`, several data lines, bare CR endings, a block not complete yet) goes line by line. Only
 an incomplete line is held between chunks, and it is never scanned again: a frame arriving in
-many small chunks costs time linear in its size.
+many small chunks costs time linear in its size. A long held data line is handed over as it
+is (`emit_span`), never copied: a frame of a megabyte is in memory once.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from typing import Any
 
 _BOM = b"\xef\xbb\xbf"
 _LINE_END = re.compile(rb"[\r\n]")
+LONG_LINE = 65536
+"""Bytes from which a held data line is handed over without a copy (`emit_span`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +47,7 @@ class SseDecoder:
         self._consumed = 0
         self._skip_lf = False
         self._started = False
-        self._data: list[bytes] = []
+        self._data: list[bytes | tuple[bytearray, int, int]] = []
         self._event: bytes | None = None
         self._id: bytes | None = None
         self._event_offset: int | None = None
@@ -54,6 +57,12 @@ class SseDecoder:
         last_id = None if self._id is None else self._id.decode("utf-8", errors="replace")
         name = None if event is None else event.decode("utf-8", errors="replace")
         out.append(ServerSentEvent(data.decode("utf-8", errors="replace"), name, last_id, offset))
+
+    def emit_span(
+        self, data: bytes | bytearray, start: int, stop: int, event: bytes | None, offset: int, out: list[Any]
+    ) -> None:
+        """`emit` for the data `data[start:stop]` of a long line (`data` is not shared: it may be kept)."""
+        self.emit(bytes(memoryview(data)[start:stop]), event, offset, out)
 
     def feed(self, chunk: bytes) -> list[Any]:
         """Decode whatever complete lines `chunk` finishes."""
@@ -69,11 +78,19 @@ class SseDecoder:
                     return out
         pending = self._pending
         if pending:
-            pending += chunk
-            if b"\n" not in chunk and b"\r" not in chunk:  # the held line goes on: nothing to decode yet
+            line_end = _LINE_END.search(chunk)
+            if line_end is None:  # the held line goes on: nothing to decode yet
+                pending += chunk
                 return out
-            data = bytes(pending)
-            pending.clear()
+            if self._started and len(pending) + line_end.start() >= LONG_LINE:
+                chunk = self._long_line(chunk, line_end.end(), out)
+                if not chunk:
+                    return out
+                data = chunk
+            else:
+                pending += chunk
+                data = bytes(pending)
+                pending.clear()
         else:
             data = chunk
         if not self._started:
@@ -84,6 +101,22 @@ class SseDecoder:
         if position < len(data):
             self._pending += data[position:]
         return out
+
+    def _long_line(self, chunk: bytes, end: int, out: list[Any]) -> bytes:
+        """End the long held line with `chunk[:end]`, hand the line over whole; the rest of `chunk`."""
+        if chunk[end - 1] == 13 and chunk[end : end + 1] == b"\n":
+            end += 1
+        line = self._pending
+        line += chunk[:end]
+        self._pending = bytearray()
+        self._lines(line, 0, out)
+        rest = chunk[end:]
+        if self._skip_lf and rest:
+            self._skip_lf = False
+            if rest[:1] == b"\n":
+                rest = rest[1:]
+                self._consumed += 1
+        return rest
 
     def close(self) -> list[Any]:
         """End of stream: an unterminated last line and an undispatched event still count."""
@@ -168,7 +201,7 @@ class SseDecoder:
         self._consumed = base + start
         return start
 
-    def _lines(self, data: bytes, position: int, out: list[Any]) -> int:
+    def _lines(self, data: bytes | bytearray, position: int, out: list[Any]) -> int:
         """Decode lines one by one until an event is dispatched; `-1 - position` when out of complete lines."""
         end = len(data)
         search = _LINE_END.search
@@ -190,10 +223,11 @@ class SseDecoder:
             if dispatched:
                 return position
 
-    def _field(self, data: bytes, start: int, stop: int, offset: int, out: list[Any]) -> bool:
+    def _field(self, data: bytes | bytearray, start: int, stop: int, offset: int, out: list[Any]) -> bool:
         """The line `data[start:stop]`: a field, a comment, or (empty) the end of an event; True when it ends one.
 
-        Read in place: a megabyte data line is copied once, as its value.
+        Read in place: a data line is copied once, as its value; a long line handed over
+        (a `bytearray`) is not copied at all.
         """
         if start == stop:
             self._dispatch(out)
@@ -201,25 +235,37 @@ class SseDecoder:
         colon = data.find(b":", start, stop)
         if colon == start:
             return False  # a comment
-        if colon < 0:
-            name, value = data[start:stop], b""
-        else:
-            name = data[start:colon]
-            value = data[colon + 2 if colon + 1 < stop and data[colon + 1] == 32 else colon + 1 : stop]
+        value_start = stop if colon < 0 else colon + 2 if colon + 1 < stop and data[colon + 1] == 32 else colon + 1
+        name = bytes(data[start : stop if colon < 0 else colon])
         if self._event_offset is None:
             self._event_offset = offset
         if name == b"data":
-            self._data.append(value)
+            if type(data) is bytearray and stop - value_start >= LONG_LINE:
+                self._data.append((data, value_start, stop))
+            else:
+                self._data.append(bytes(data[value_start:stop]))
         elif name == b"event":
-            self._event = value
-        elif name == b"id" and b"\0" not in value:
-            self._id = value
+            self._event = bytes(data[value_start:stop])
+        elif name == b"id" and b"\0" not in data[value_start:stop]:
+            self._id = bytes(data[value_start:stop])
         return False
 
     def _dispatch(self, out: list[Any]) -> None:
         if self._data:
-            data = self._data[0] if len(self._data) == 1 else b"\n".join(self._data)
-            self.emit(data, self._event, self._event_offset or 0, out)
+            first = self._data[0]
+            if len(self._data) == 1 and type(first) is tuple:
+                self.emit_span(*first, self._event, self._event_offset or 0, out)
+            else:
+                data = b"\n".join(_value(part) for part in self._data)
+                self.emit(data, self._event, self._event_offset or 0, out)
         self._data = []
         self._event = None
         self._event_offset = None  # the last event id persists across events, as the SSE spec says
+
+
+def _value(part: bytes | tuple[bytearray, int, int]) -> bytes:
+    """A data line's value, held as bytes or (a long line) as its span of the line."""
+    if type(part) is tuple:
+        line, start, stop = part
+        return bytes(memoryview(line)[start:stop])
+    return part  # type: ignore[return-value]  # a tuple was handled above

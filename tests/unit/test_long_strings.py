@@ -17,6 +17,10 @@ RESTATED = {"call.done": frozenset({("arguments",), ("items", "*", "arguments")}
 LONG = "x" * LONG_STRING
 
 
+def _restating(data: bytes, event: str | None) -> Any:
+    return restating_frame(data, 0, len(data), event, RESTATED)
+
+
 def _frame(**fields: Any) -> bytes:
     return json.dumps({"type": "call.done", **fields}, ensure_ascii=False).encode()
 
@@ -30,40 +34,40 @@ def _literal(text: str, *, ensure_ascii: bool = False) -> tuple[JsonString, byte
 
 class TestRestatingFrame:
     def test_a_long_string_at_a_restated_path_is_left_undecoded(self) -> None:
-        frame = restating_frame(_frame(arguments=LONG, id="fc_1"), None, RESTATED)
+        frame = _restating(_frame(arguments=LONG, id="fc_1"), None)
 
         assert frame["id"] == "fc_1"
         assert type(frame["arguments"]) is JsonString
         assert frame["arguments"].text() == LONG
 
     def test_a_restated_path_inside_a_list_matches_every_index(self) -> None:
-        frame = restating_frame(_frame(items=[{"arguments": "{}"}, {"arguments": LONG}]), None, RESTATED)
+        frame = _restating(_frame(items=[{"arguments": "{}"}, {"arguments": LONG}]), None)
 
         assert frame["items"][0]["arguments"] == "{}"
         assert type(frame["items"][1]["arguments"]) is JsonString
 
     def test_a_long_string_elsewhere_is_decoded_as_usual(self) -> None:
-        frame = restating_frame(_frame(arguments=LONG, text="é" + LONG), None, RESTATED)
+        frame = _restating(_frame(arguments=LONG, text="é" + LONG), None)
 
         assert frame["text"] == "é" + LONG
 
     def test_a_frame_type_without_restated_paths_gets_every_string_decoded(self) -> None:
         data = json.dumps({"type": "other", "arguments": LONG}).encode()
 
-        assert restating_frame(data, None, RESTATED) == {"type": "other", "arguments": LONG}
+        assert _restating(data, None) == {"type": "other", "arguments": LONG}
 
     def test_the_sse_event_name_stands_for_a_missing_type(self) -> None:
         data = json.dumps({"arguments": LONG}).encode()
 
-        assert type(restating_frame(data, "call.done", RESTATED)["arguments"]) is JsonString
+        assert type(_restating(data, "call.done")["arguments"]) is JsonString
 
     def test_a_frame_without_long_strings_is_left_to_the_plain_parser(self) -> None:
-        assert restating_frame(_frame(arguments="{}", padding=[1] * LONG_STRING), None, RESTATED) is None
+        assert _restating(_frame(arguments="{}", padding=[1] * LONG_STRING), None) is None
 
     def test_a_long_key_is_not_taken_for_a_value(self) -> None:
         data = json.dumps({"type": "call.done", LONG: 1, "arguments": LONG}).encode()
 
-        frame = restating_frame(data, None, RESTATED)
+        frame = _restating(data, None)
 
         assert frame[LONG] == 1
         assert type(frame["arguments"]) is JsonString
@@ -71,23 +75,23 @@ class TestRestatingFrame:
     def test_an_invalid_escape_in_a_long_string_is_left_to_the_plain_parser_and_its_error(self) -> None:
         data = _frame(arguments=LONG).replace(b"xxxx", b"x\\qx", 1)
 
-        assert restating_frame(data, None, RESTATED) is None
+        assert _restating(data, None) is None
 
     def test_a_raw_control_character_in_a_long_string_is_left_to_the_plain_parser(self) -> None:
         data = _frame(arguments=LONG).replace(b"xxxx", b"x\x01xx", 1)
 
-        assert restating_frame(data, None, RESTATED) is None
+        assert _restating(data, None) is None
 
     def test_a_string_spelling_the_placeholder_makes_the_frame_parse_plainly(self) -> None:
         data = _frame(arguments=LONG, forged="\x00toolwire-long-string:0")
 
-        assert restating_frame(data, None, RESTATED) is None
+        assert _restating(data, None) is None
 
     def test_invalid_json_around_the_long_string_is_left_to_the_plain_parser(self) -> None:
-        assert restating_frame(_frame(arguments=LONG)[:-1] + b",}", None, RESTATED) is None
+        assert _restating(_frame(arguments=LONG)[:-1] + b",}", None) is None
 
     def test_a_long_string_that_is_the_whole_frame_is_left_to_the_plain_parser(self) -> None:
-        assert restating_frame(json.dumps(LONG).encode(), None, RESTATED) is None
+        assert _restating(json.dumps(LONG).encode(), None) is None
 
 
 class TestJsonString:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from toolwire._sse import ServerSentEvent, SseDecoder
+from toolwire._sse import LONG_LINE, ServerSentEvent, SseDecoder
 
 BOM = b"\xef\xbb\xbf"
 
@@ -275,3 +276,59 @@ class TestAnyChunking:
         """Dropping the last terminator (and maybe the last line ending) loses no event at close."""
         stream, expected = _serialize(specs, [b"\n"], bom=False)
         assert _decode(*_chunks(stream[:-drop], cuts)) == expected
+
+
+class TestLongLines:
+    """A data line of `LONG_LINE` bytes or more, held across chunks, is handed over whole (not copied)."""
+
+    LONG = b"x" * LONG_LINE + "é日😀".encode()
+
+    @pytest.mark.parametrize("ending", [b"\n", b"\r\n", b"\r"], ids=["lf", "crlf", "cr"])
+    @pytest.mark.parametrize("size", [1, 1000, 4096, LONG_LINE + 7])
+    def test_a_long_line_in_chunks_gives_the_events_and_offsets_of_the_whole_stream(
+        self, ending: bytes, size: int
+    ) -> None:
+        lines = [b": hi", b"id: 7", b"event: big", b"data: " + self.LONG, b"", b"data: after", b"", b""]
+        stream = ending.join(lines)
+        chunks = [stream[start : start + size] for start in range(0, len(stream), size)]
+
+        events = _decode(*chunks)
+
+        assert events == _decode(stream)
+        assert [(event.event, len(event.data), event.offset) for event in events] == [
+            ("big", len(self.LONG.decode()), len(b": hi" + ending)),
+            (None, 5, len(ending.join(lines[:5])) + len(ending)),
+        ]
+
+    def test_a_crlf_split_after_a_long_line_is_one_line_ending(self) -> None:
+        line = b"data: " + self.LONG + b"\r"
+
+        events = _decode(line[:100], line[100:], b"\n\r\ndata: next\r\n\r\n")
+
+        assert [(len(event.data), event.offset) for event in events] == [
+            (len(self.LONG.decode()), 0),
+            (4, len(line) + 3),
+        ]
+
+    def test_two_data_lines_one_of_them_long_are_joined_with_a_newline(self) -> None:
+        stream = b"data: short\ndata: " + self.LONG + b"\n\n"
+
+        events = _decode(*(stream[start : start + 500] for start in range(0, len(stream), 500)))
+
+        assert [event.data for event in events] == ["short\n" + self.LONG.decode()]
+
+    def test_a_long_line_is_handed_to_emit_span_not_copied(self) -> None:
+        spans: list[tuple[type, int, int]] = []
+
+        class Spans(SseDecoder):
+            def emit_span(
+                self, data: bytes | bytearray, start: int, stop: int, event: bytes | None, offset: int, out: list[Any]
+            ) -> None:
+                spans.append((type(data), start, stop))
+
+        stream = b"data: " + self.LONG + b"\n\n"
+        decoder = Spans()
+        for start in range(0, len(stream), 1000):
+            decoder.feed(stream[start : start + 1000])
+
+        assert spans == [(bytearray, 6, 6 + len(self.LONG))]
