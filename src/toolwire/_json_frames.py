@@ -62,8 +62,10 @@ class SseFrames(SseDecoder):
         if self._restated is not None:
             name = None if event is None else event.decode("utf-8", errors="replace")
             frame = restating_frame(data, start, stop, name, self._restated)
-            if frame is not None:
-                self._append(frame, event, offset, out)
+            if frame is not None:  # always a dict
+                if name and "type" not in frame:
+                    frame["type"] = name
+                out.append(frame)
                 return
         self.emit(bytes(memoryview(data)[start:stop]), event, offset, out)
 
@@ -75,10 +77,6 @@ class SseFrames(SseDecoder):
             frame = self._fallback(data, offset)
             if frame is _DONE:
                 return
-        self._append(frame, event, offset, out)
-
-    @staticmethod
-    def _append(frame: Any, event: bytes | None, offset: int, out: list[Any]) -> None:
         if type(frame) is dict:
             if event and "type" not in frame:
                 frame["type"] = event.decode("utf-8", errors="replace")

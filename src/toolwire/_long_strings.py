@@ -25,14 +25,20 @@ from ._json_text import loads_text
 LONG_STRING = 65536
 """Bytes from which a string literal is left undecoded."""
 
+PIECE = 65536
+"""Bytes of a literal decoded at a time when comparing it with the streamed text."""
+
+_RETRIES = 12
+"""Cuts tried, a byte earlier each time, before a literal is decoded whole: an escape spans 6 bytes."""
+
 Text = bytes | bytearray
 """A frame's bytes: a long line is handed over as the decoder's `bytearray`, never copied."""
 
 RestatedStrings = Mapping[str, frozenset[tuple[str, ...]]]
 """Frame `type` -> the paths of its restated strings (keys; `*` for any list index)."""
 
-_LITERAL = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
-_VALID_LITERAL = re.compile(rb'"(?:[^"\\\x00-\x1f]++|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*+"')
+_STRING = re.compile(rb'"[^"\\\x00-\x1f]*+(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*+)*+(")?')
+"""A string literal, valid up to its closing quote (group 1); without it, invalid where the match ends."""
 _KEY_FOLLOWS = re.compile(rb"[ \t\r\n]*:")
 _MARK = "\x00toolwire-long-string:"
 _ESCAPED_MARK = b"\\u0000toolwire-long-string:"
@@ -79,46 +85,38 @@ class JsonString:
         data_view = memoryview(data)
         position, written = start, 0
         while position < end:
-            cut = _cut(frame, position, end)
-            if cut is None:
+            piece = _piece(view, position, end)
+            if piece is None:
                 return self.text().encode("utf-8", "surrogatepass") == data
-            piece = loads_text(b"".join((b'"', view[position:cut], b'"')))
-            encoded = piece.encode("utf-8", "surrogatepass")
+            text, position = piece
+            encoded = text.encode("utf-8", "surrogatepass")
             if data_view[written : written + len(encoded)] != encoded:
                 return False
             written += len(encoded)
-            position = cut
         return written == len(data)
 
 
-def piece_pattern(run: int, tokens: int) -> re.Pattern[bytes]:
-    """Up to `tokens` whole tokens of a string's body: runs of up to `run` plain bytes, or escapes.
+def _piece(view: memoryview, start: int, end: int) -> tuple[str, int] | None:
+    """The text of about `PIECE` bytes of a literal's body from `start`, and where the piece ends.
 
-    A surrogate pair's two escapes are one token: decoded apart, they would be two lone surrogates.
+    A cut inside a UTF-8 character is moved back to its first byte. A cut inside an escape
+    or between the two halves of a surrogate pair leaves a piece jiter refuses (a dangling
+    backslash, a short or lone `\\u` escape): the cut moves back a byte. None when no cut
+    works (jiter refuses the text itself: the caller decodes it whole, as `json.loads` would).
     """
-    plain = rb"[^\\]{1,%d}" % run
-    pair = rb"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
-    return re.compile(rb"(?:%s|%s|\\u[0-9a-fA-F]{4}|\\[^u]){0,%d}+" % (plain, pair, tokens))
-
-
-_PIECE = piece_pattern(256, 256)
-"""At most 64 KB of a literal's body, cut between escapes."""
-
-
-def _cut(frame: Text, start: int, end: int) -> int | None:
-    """Where the piece of the literal's body from `start` can end without changing its value.
-
-    Never inside an escape or a surrogate pair (`_PIECE`), nor inside a UTF-8 character (the
-    byte at the cut is not a continuation byte of a character begun before it). None when
-    no piece can be cut (then the caller decodes the literal whole).
-    """
-    match = _PIECE.match(frame, start, end)
-    cut = match.end() if match is not None else start
-    if cut >= end:
-        return end
-    while cut > start and frame[cut] & 0xC0 == 0x80 and frame[cut - 1] >= 0x80:
+    cut = min(start + PIECE, end)
+    while cut < end and cut > start and view[cut] & 0xC0 == 0x80:
         cut -= 1
-    return cut if cut > start else None
+    for _ in range(_RETRIES):
+        if cut <= start:
+            return None
+        try:
+            text = from_json(b"".join((b'"', view[start:cut], b'"')), cache_mode="none")
+        except ValueError:
+            cut -= 1
+            continue
+        return text, cut
+    return None
 
 
 def restating_frame(data: Text, start: int, stop: int, event: str | None, restated: RestatedStrings) -> Any:
@@ -126,15 +124,14 @@ def restating_frame(data: Text, start: int, stop: int, event: str | None, restat
 
     `data` is kept by the `JsonString`s: it must not change afterwards.
     """
-    spans = [
-        match.span()
-        for match in _LITERAL.finditer(data, start, stop)
-        if match.end() - match.start() >= LONG_STRING and not _KEY_FOLLOWS.match(data, match.end(), stop)
-    ]
+    spans: list[tuple[int, int]] = []
+    for match in _STRING.finditer(data, start, stop):
+        if match.group(1) is None:
+            return None  # an invalid string: the plain parser gives the error
+        if match.end() - match.start() >= LONG_STRING and not _KEY_FOLLOWS.match(data, match.end(), stop):
+            spans.append(match.span())
     if not spans or data.find(_ESCAPED_MARK, start, stop) >= 0:
         return None
-    if not all(_VALID_LITERAL.fullmatch(data, first, end) for first, end in spans):
-        return None  # the plain parser gives the error
     view = memoryview(data)
     shrunk: list[Any] = []
     last = start

@@ -120,14 +120,13 @@ class TestJsonString:
     @given(
         text=st.text(alphabet=st.characters(codec="utf-8") | st.sampled_from('"\\\n\t😀é日\ud83d\ude00')),
         ensure_ascii=st.booleans(),
-        run=st.integers(min_value=1, max_value=8),
-        tokens=st.integers(min_value=1, max_value=8),
+        piece=st.integers(min_value=1, max_value=40),
     )
     def test_same_text_and_text_agree_with_json_loads_however_the_pieces_are_cut(
-        self, text: str, ensure_ascii: bool, run: int, tokens: int
+        self, text: str, ensure_ascii: bool, piece: int
     ) -> None:
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(_long_strings, "_PIECE", _long_strings.piece_pattern(run, tokens))
+            patch.setattr(_long_strings, "PIECE", piece)
             literal, data = _literal(text, ensure_ascii=ensure_ascii)
 
             assert literal.text().encode("utf-8", "surrogatepass") == data
@@ -201,7 +200,7 @@ def test_a_long_literal_is_compared_a_piece_at_a_time_without_decoding_it_whole(
 ) -> None:
     text = 'é\n"😀\\ \ud83d\ude00 日本' * 2000
     literal, data = _literal(text)
-    monkeypatch.setattr(_long_strings, "_PIECE", _long_strings.piece_pattern(16, 8))
+    monkeypatch.setattr(_long_strings, "PIECE", 100)
     monkeypatch.setattr(JsonString, "text", lambda self: pytest.fail("decoded whole"))
 
     assert literal.same_text(data)
