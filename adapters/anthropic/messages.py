@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import partial
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from toolwire._clients import ClientSpec
 from toolwire._extras import optional_imports
@@ -26,6 +26,9 @@ from toolwire.tools import Tool
 from ._decode import AnthropicDecoder
 from ._history import encode_history, tool_results_message
 from ._tools import tool_choice_fragment, tool_entry, within_strict_budget
+
+if TYPE_CHECKING:
+    import ssl
 
 DEFAULT_MAX_TOKENS = 4096
 """`max_tokens` when the caller gives none: the Messages API requires it."""
@@ -165,11 +168,20 @@ class AnthropicAdapter(Adapter):
         return await messages.create(**request)
 
     def sdk_client(
-        self, *, api_key: str, asynchronous: bool = False, http_client: Any = None, base_url: str | None = None
+        self,
+        *,
+        api_key: str,
+        asynchronous: bool = False,
+        http_client: Any = None,
+        base_url: str | None = None,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> Any:
         """An `anthropic.Anthropic` (or `AsyncAnthropic`) client without retries."""
         with optional_imports("the anthropic adapter's SDK client"):
             import anthropic
 
         factory = anthropic.AsyncAnthropic if asynchronous else anthropic.Anthropic
+        if http_client is None and ssl_context is not None:
+            default = anthropic.DefaultAsyncHttpxClient if asynchronous else anthropic.DefaultHttpxClient
+            http_client = default(verify=ssl_context)
         return factory(api_key=api_key, http_client=http_client, base_url=base_url, max_retries=0)

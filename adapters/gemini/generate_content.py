@@ -22,7 +22,7 @@ Using the output with google-genai: everything but `contents` is `config`:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from toolwire._clients import ClientSpec
 from toolwire._encoding import description_with_examples
@@ -44,6 +44,9 @@ from ._results import function_responses
 from ._schema import SchemaNotes, json_schema_for_gemini
 from ._tools import MAX_DECLARATIONS, function_calling_config, schema_constrained
 from ._wire import Note
+
+if TYPE_CHECKING:
+    import ssl
 
 SchemaFormat = Literal["json", "openapi"]
 _FILLED = {
@@ -263,12 +266,20 @@ class GeminiAdapter(Adapter):
         return await models.generate_content(**request)
 
     def sdk_client(
-        self, *, api_key: str, asynchronous: bool = False, http_client: Any = None, base_url: str | None = None
+        self,
+        *,
+        api_key: str,
+        asynchronous: bool = False,
+        http_client: Any = None,
+        base_url: str | None = None,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> Any:
         """A `google.genai.Client` for the Gemini API `v1beta`, without retries.
 
         The same client serves both modes (`client.aio` is its async side); keep a reference
-        while streaming: the client closes its HTTP client when collected.
+        while streaming: the client closes its HTTP client when collected. Beside the given
+        `http_client`, google-genai builds the other mode's client and a websocket context:
+        with `ssl_context`, all of them share it instead of loading the CA store each.
         """
         with optional_imports("the gemini adapter's SDK client"):
             from google import genai
@@ -279,6 +290,9 @@ class GeminiAdapter(Adapter):
             options["base_url"] = base_url
         if http_client is not None:
             options["httpx_async_client" if asynchronous else "httpx_client"] = http_client
+        if ssl_context is not None:  # httpx clients take `verify`; aiohttp and websockets `ssl`
+            options["client_args"] = {"verify": ssl_context}
+            options["async_client_args"] = {"verify": ssl_context, "ssl": ssl_context}
         return genai.Client(api_key=api_key, http_options=types.HttpOptions(**options))
 
     # -- results and history ---------------------------------------------------------------

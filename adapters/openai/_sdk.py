@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolwire._clients import ClientSpec
 from toolwire._extras import optional_imports
+
+if TYPE_CHECKING:
+    import ssl
 
 
 def openai_client_spec(method: str) -> ClientSpec:
@@ -19,10 +22,15 @@ def openai_client_spec(method: str) -> ClientSpec:
     )
 
 
-def openai_client(*, api_key: str, asynchronous: bool, http_client: Any, base_url: str | None) -> Any:
+def openai_client(
+    *, api_key: str, asynchronous: bool, http_client: Any, base_url: str | None, ssl_context: ssl.SSLContext | None
+) -> Any:
     """An `openai.OpenAI` (or `AsyncOpenAI`) client without retries, so a mismatch surfaces at once."""
     with optional_imports("the OpenAI adapters' SDK client"):
         import openai
 
     factory = openai.AsyncOpenAI if asynchronous else openai.OpenAI
+    if http_client is None and ssl_context is not None:
+        default = openai.DefaultAsyncHttpxClient if asynchronous else openai.DefaultHttpxClient
+        http_client = default(verify=ssl_context)
     return factory(api_key=api_key, http_client=http_client, base_url=base_url, max_retries=0)

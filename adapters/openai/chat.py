@@ -14,7 +14,7 @@ Tool entries are `{"type": "function", "function": {"name", "description", "para
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from toolwire.adapter import Adapter, EncodedTools, EncodeOptions
 from toolwire.capabilities import Capabilities
@@ -38,6 +38,9 @@ from ._tools import (
     strict_requested,
     tool_description,
 )
+
+if TYPE_CHECKING:
+    import ssl
 
 RESPONSES_ONLY_OPTIONS: Final = frozenset({"defer_loading", "allowed_callers", "async", "output_schema", "namespace"})
 """`provider_options.openai` keys only Responses tools have (`function_tool_param.py`): not sent to Chat."""
@@ -218,10 +221,22 @@ class OpenAIChatAdapter(Adapter):
         return await client.chat.completions.create(**request)
 
     def sdk_client(
-        self, *, api_key: str, asynchronous: bool = False, http_client: Any = None, base_url: str | None = None
+        self,
+        *,
+        api_key: str,
+        asynchronous: bool = False,
+        http_client: Any = None,
+        base_url: str | None = None,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> Any:
         """An `openai.OpenAI` (or `AsyncOpenAI`) client without retries."""
-        return openai_client(api_key=api_key, asynchronous=asynchronous, http_client=http_client, base_url=base_url)
+        return openai_client(
+            api_key=api_key,
+            asynchronous=asynchronous,
+            http_client=http_client,
+            base_url=base_url,
+            ssl_context=ssl_context,
+        )
 
 
 class OpenAICompatibleChatAdapter(OpenAIChatAdapter):

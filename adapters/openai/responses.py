@@ -12,7 +12,7 @@ what leaving the choice to the provider means. `strict=True` sends the strict re
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolwire.adapter import Adapter, EncodedTools, EncodeOptions
 from toolwire.capabilities import Capabilities
@@ -35,6 +35,9 @@ from ._tools import (
     strict_parameters,
     tool_description,
 )
+
+if TYPE_CHECKING:
+    import ssl
 
 _MESSAGE_OPTIONS = frozenset({"instructions", "store"})
 
@@ -171,7 +174,19 @@ class OpenAIResponsesAdapter(Adapter):
         return await client.responses.create(**request)
 
     def sdk_client(
-        self, *, api_key: str, asynchronous: bool = False, http_client: Any = None, base_url: str | None = None
+        self,
+        *,
+        api_key: str,
+        asynchronous: bool = False,
+        http_client: Any = None,
+        base_url: str | None = None,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> Any:
         """An `openai.OpenAI` (or `AsyncOpenAI`) client without retries."""
-        return openai_client(api_key=api_key, asynchronous=asynchronous, http_client=http_client, base_url=base_url)
+        return openai_client(
+            api_key=api_key,
+            asynchronous=asynchronous,
+            http_client=http_client,
+            base_url=base_url,
+            ssl_context=ssl_context,
+        )

@@ -16,6 +16,8 @@ from .compat import Degradation, report
 from .messages import Message, parse_messages
 
 if TYPE_CHECKING:
+    import ssl
+
     from .adapter import EncodedTools
     from .results import ToolResult
 
@@ -74,12 +76,20 @@ class ProviderCalls:
         raise NotImplementedError(f"{self.api} cannot call an async SDK client")
 
     def sdk_client(
-        self, *, api_key: str, asynchronous: bool = False, http_client: Any = None, base_url: str | None = None
+        self,
+        *,
+        api_key: str,
+        asynchronous: bool = False,
+        http_client: Any = None,
+        base_url: str | None = None,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> Any:
         """An official SDK client for this api, without retries (the conformance suite uses fake keys).
 
         `http_client` is an `httpx2.Client`/`AsyncClient` to send through; `base_url` replaces
-        the provider's host (recording against a local server).
+        the provider's host (recording against a local server); `ssl_context` is the TLS context
+        of every HTTP client the SDK builds itself (default: the SDK's own, each loading the CA
+        store, about 25 ms a time).
         """
         raise NotImplementedError(f"{self.api} cannot build an SDK client")
 

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import json
+import ssl
 import subprocess
 import sys
 import textwrap
+from typing import Any
 
 import anthropic
+import httpx2
 import pytest
 
-from toolwire.conformance.runner import applicable, replay_client
+from toolwire.conformance import runner
+from toolwire.conformance.runner import applicable, replay_client, untrusting_tls_context
 from toolwire.conformance.scenarios import SCENARIOS
+from toolwire.registry import get_adapter
 
 APIS = ("openai-chat", "openai-responses", "anthropic", "gemini")
 
@@ -71,6 +76,53 @@ class TestGeminiWithAndWithoutAiohttp:
         assert report["aiohttp"] is not hide_aiohttp, "aiohttp must be installed (the dev extra has it)"
         assert report["failed"] == {}
         assert report["ran"] == sum(not applicable("gemini", item) for item in SCENARIOS)
+
+
+@pytest.fixture
+def certificate_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every way an SDK loads a CA store, recorded (nothing loads one while the list is read)."""
+    loads: list[str] = []
+
+    def recorder(name: str, original: Any) -> Any:
+        def record(*args: Any, **kwargs: Any) -> Any:
+            loads.append(name)
+            return original(*args, **kwargs)
+
+        return record
+
+    monkeypatch.setattr(ssl, "create_default_context", recorder("create_default_context", ssl.create_default_context))
+    monkeypatch.setattr(httpx2, "create_ssl_context", recorder("httpx2.create_ssl_context", httpx2.create_ssl_context))
+    for method in ("load_verify_locations", "load_default_certs"):
+        monkeypatch.setattr(ssl.SSLContext, method, recorder(method, getattr(ssl.SSLContext, method)))
+    monkeypatch.setattr(runner, "_replay_clients", {})  # built anew under the recorder
+    return loads
+
+
+class TestNoCertificates:
+    @pytest.mark.parametrize("api", APIS)
+    def test_replay_clients_load_no_ca_store(self, api: str, certificate_loads: list[str]) -> None:
+        """google-genai built three TLS contexts per client beside the offline transport: now none is loaded."""
+        replay_client(api, "sync")
+        replay_client(api, "async")
+        assert certificate_loads == []
+
+    def test_the_replay_context_trusts_no_certificate(self) -> None:
+        """Whatever an SDK builds beside the offline transport cannot complete a TLS handshake with any server."""
+        context = untrusting_tls_context()
+        assert context.verify_mode == ssl.CERT_REQUIRED
+        assert context.check_hostname is True
+        assert context.cert_store_stats() == {"x509": 0, "crl": 0, "x509_ca": 0}
+
+    @pytest.mark.parametrize("api", APIS)
+    @pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+    def test_an_sdk_client_without_http_client_builds_its_own_with_the_given_context(
+        self, api: str, asynchronous: bool, certificate_loads: list[str]
+    ) -> None:
+        """`ssl_context` reaches the HTTP client the SDK builds itself: no CA store is loaded."""
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        client = get_adapter(api).sdk_client(api_key="k", asynchronous=asynchronous, ssl_context=context)
+        assert client is not None
+        assert certificate_loads == []
 
 
 PARALLEL_MATRIX = textwrap.dedent(
