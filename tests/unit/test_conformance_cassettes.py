@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,29 @@ def test_a_different_body_fails_with_a_json_diff() -> None:
     message = str(raised.value)
     assert '-  "b": 3' in message
     assert '+  "b": 2' in message
+
+
+def test_a_repeated_mismatch_fails_with_the_same_diff() -> None:
+    """vcrpy asks the same pair several times a request: the kept answer is the one worked out the first time."""
+    messages = []
+    for _ in range(3):
+        with pytest.raises(AssertionError) as raised:
+            json_body(_request(b'{"a": 1, "b": 2}'), _request(b'{"a": 1, "b": 4}'))
+        messages.append(str(raised.value))
+    assert messages == [messages[0]] * 3
+    assert '-  "b": 4' in messages[0]
+    assert '+  "b": 2' in messages[0]
+
+
+def test_file_like_bodies_are_read_each_time_never_kept() -> None:
+    """A stream body cannot key the kept answers (vcrpy gives a new stream at each read): each match reads it."""
+    for sent, matches in ((b'{"a": 1}', True), (b'{"a": 2}', False), (b'{"a":1}', True)):
+        live = vcr.request.Request("POST", "https://api.example.com/v1", io.BytesIO(sent), {})
+        if matches:
+            json_body(live, _request(b'{"a": 1}'))
+        else:
+            with pytest.raises(AssertionError, match="request bodies differ"):
+                json_body(live, _request(b'{"a": 1}'))
 
 
 def test_the_redactor_removes_keys_from_uris_bodies_and_headers() -> None:

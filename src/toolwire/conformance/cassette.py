@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -101,13 +102,31 @@ def _text_bodies(value: Any) -> Any:
 
 def json_body(live: vcr.request.Request, recorded: vcr.request.Request) -> None:
     """vcrpy matcher: the bodies are equal as JSON (raw bytes when either is not JSON)."""
-    mine, theirs = _parsed(live.body), _parsed(recorded.body)
+    if isinstance(live.body, _KEPT_BODIES) and isinstance(recorded.body, _KEPT_BODIES):
+        difference = _body_difference(live.body, recorded.body)
+    else:  # a file-like body is read once, never kept
+        difference = _body_difference.__wrapped__(live.body, recorded.body)
+    if difference is not None:
+        raise AssertionError(difference)
+
+
+_KEPT_BODIES = (bytes, str, type(None))
+
+
+@lru_cache(maxsize=256)
+def _body_difference(live: Any, recorded: Any) -> str | None:
+    """None when the bodies are equal as JSON, else a diff; kept, as vcrpy asks the same pair 2-4 times a request.
+
+    vcrpy matches every request against every recorded one and words each mismatch at once: a
+    multi-step cassette asked for a diff of each other step's body, over and over.
+    """
+    mine, theirs = _parsed(live), _parsed(recorded)
     if mine == theirs:
-        return
+        return None
     left = json.dumps(theirs, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
     right = json.dumps(mine, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
     diff = "\n".join(difflib.unified_diff(left, right, "recorded request", "request sent now", lineterm="", n=2))
-    raise AssertionError(f"request bodies differ:\n{diff}")
+    return f"request bodies differ:\n{diff}"
 
 
 def _parsed(body: Any) -> Any:
