@@ -15,7 +15,7 @@ from rich.console import Console
 
 from toolwire.cli import main
 from toolwire.conformance import command, matrix
-from toolwire.conformance.progress import LiveBar, PlainLines
+from toolwire.conformance.progress import LiveBar, PlainLines, progress_for
 from toolwire.conformance.runner import ScenarioOutcome
 from toolwire.conformance.scenarios import scenario
 
@@ -96,6 +96,31 @@ class TestNotATerminal:
         captured = capsys.readouterr()
         assert json.loads(captured.out) == JSON
         assert captured.err == ""
+
+    @pytest.mark.parametrize("lines_otherwise", [True, False])
+    def test_rich_is_not_imported_for_a_stream_that_is_no_terminal(self, lines_otherwise: bool) -> None:
+        """Without a tty or one of rich's switches, rich's answer is known: it is not imported to give it."""
+        script = textwrap.dedent(
+            f"""
+            import io, sys
+            from toolwire.conformance.progress import progress_for
+            progress = progress_for(io.StringIO(), lines_otherwise={lines_otherwise})
+            print(type(progress).__name__, sorted({{name.split(".")[0] for name in sys.modules}} & {{"rich"}}))
+            """
+        )
+        environment = {"PATH": "/usr/bin:/bin", "TERM": "xterm"}
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=environment)
+        assert result.stdout == ("PlainLines []\n" if lines_otherwise else "NoneType []\n")
+
+    @pytest.mark.parametrize("switch", ["TTY_COMPATIBLE=1", "FORCE_COLOR=1", "TTY_INTERACTIVE=1"])
+    def test_a_switch_still_asks_rich(
+        self, plain_environment: None, monkeypatch: pytest.MonkeyPatch, switch: str
+    ) -> None:
+        """Any of rich's switches leaves the decision to rich, as before: here a live bar on a plain stream."""
+        name, value = switch.split("=")
+        monkeypatch.setenv(name, value)
+        monkeypatch.setenv("TERM", "xterm")
+        assert isinstance(progress_for(io.StringIO(), lines_otherwise=True), LiveBar)
 
     def test_lines_are_padded_to_the_total_and_failures_stand_out(self) -> None:
         """`[ 9/12]`, `[10/12]`: the counts line up; a failure shows as FAIL."""

@@ -6,14 +6,20 @@ Whether a stream is a terminal is rich's decision, so its switches apply: `FORCE
 
 from __future__ import annotations
 
+import os
 from typing import Any, TextIO
 
 from toolwire.conformance.matrix import Progress
 from toolwire.conformance.runner import STATUS_MARKS, ScenarioOutcome
 
+RICH_SWITCHES = ("TTY_COMPATIBLE", "FORCE_COLOR", "TTY_INTERACTIVE")
+"""The variables with which rich may take a stream that is not a tty for an interactive terminal."""
+
 
 def progress_for(stream: TextIO, *, lines_otherwise: bool) -> Progress | None:
     """A live bar when `stream` is an interactive terminal, else plain lines (or nothing, unless `lines_otherwise`)."""
+    if not _may_be_terminal(stream):  # rich would say no: spare its import, before the workers start
+        return PlainLines(stream) if lines_otherwise else None
     try:
         from rich.console import Console
     except ImportError:  # rich comes with the conformance extra; without it, lines still show the run
@@ -22,6 +28,16 @@ def progress_for(stream: TextIO, *, lines_otherwise: bool) -> Progress | None:
     if console.is_interactive:
         return LiveBar(console)
     return PlainLines(stream) if lines_otherwise else None
+
+
+def _may_be_terminal(stream: TextIO) -> bool:
+    """False only where rich's answer is surely no: a stream that is not a tty and none of its switches set."""
+    if any(name in os.environ for name in RICH_SWITCHES):
+        return True
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # no isatty, or a closed stream: rich says no as well
+        return False
 
 
 class PlainLines:
