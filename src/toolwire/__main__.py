@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
+from toolwire.cli import run
 
-from toolwire.cli import main
-
-sys.exit(main())
+run()

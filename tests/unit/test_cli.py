@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from toolwire import cli
 from toolwire.cli import main
 
 TOOLS_JSON = [
@@ -136,3 +140,25 @@ def test_adapters_lists_the_four_apis(capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["adapters"]) == 0
     listed = capsys.readouterr().out.split()
     assert {"openai-chat", "openai-responses", "anthropic", "gemini"} <= set(listed)
+
+
+class TestScript:
+    def test_the_script_exits_with_the_status_of_main_its_objects_frozen(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """`toolwire` (the script) freezes what is left, so the interpreter's teardown collections pass it by."""
+        monkeypatch.setattr(cli, "main", lambda: 3)
+        frozen_before = gc.get_freeze_count()
+        try:
+            with pytest.raises(SystemExit) as raised:
+                cli.run()
+            assert raised.value.code == 3
+            assert gc.get_freeze_count() > frozen_before
+        finally:
+            gc.unfreeze()
+
+    def test_python_dash_m_toolwire_runs_the_script(self) -> None:
+        """`python -m toolwire` is the same command, exit status included."""
+        result = subprocess.run(
+            [sys.executable, "-m", "toolwire", "conformance", "--workers", "0"], capture_output=True, text=True
+        )
+        assert result.returncode == 2
+        assert "argument --workers: takes a whole number of at least 1, got '0'" in result.stderr
