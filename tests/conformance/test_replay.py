@@ -7,15 +7,18 @@ import ssl
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 from typing import Any
 
 import anthropic
 import httpx2
 import pytest
+import vcr.cassette
 
 from toolwire.conformance import runner
-from toolwire.conformance.runner import applicable, replay_client, untrusting_tls_context
-from toolwire.conformance.scenarios import SCENARIOS
+from toolwire.conformance.cassette import cassette_path
+from toolwire.conformance.runner import applicable, replay_client, run_scenario, untrusting_tls_context
+from toolwire.conformance.scenarios import SCENARIOS, scenario
 from toolwire.registry import get_adapter
 
 APIS = ("openai-chat", "openai-responses", "anthropic", "gemini")
@@ -169,3 +172,33 @@ class TestParallelMatrix:
         assert alone["progress"] == [["start", 9], 9, 9, ["stop"]]
         assert parallel["sdks_here"] == []
         assert alone["sdks_here"] == ["anthropic", "openai"]
+
+
+class TestOneCassetteUsePerScenario:
+    def test_both_modes_replay_from_one_load_of_the_cassette(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """vcrpy loads and patches once per scenario; each mode still has to request every interaction."""
+        loads: list[str] = []
+        load = vcr.cassette.Cassette._load
+
+        def counted(cassette: Any) -> None:
+            loads.append(cassette._path)
+            load(cassette)
+
+        monkeypatch.setattr(vcr.cassette.Cassette, "_load", counted)
+        outcome = run_scenario("anthropic", scenario("parallel_calls"))
+        assert (outcome.status, outcome.reasons, outcome.modes) == ("pass", [], ["sync", "async"])
+        assert loads == [str(cassette_path("anthropic", "parallel_calls"))]
+
+    def test_a_cassette_that_will_not_load_fails_each_mode(self, tmp_path: Path) -> None:
+        """A load error is each mode's verdict, as when each mode used the cassette on its own."""
+        folder = tmp_path / "anthropic"
+        folder.mkdir()
+        (folder / "single_call.yaml").write_text("interactions: !!python/name:os.system\n", encoding="utf-8")
+        (folder / "single_call.events.jsonl").write_text("", encoding="utf-8")
+        outcome = run_scenario("anthropic", scenario("single_call"), root=tmp_path)
+        problem = (
+            "ValueError: There was a problem loading the cassette: could not determine a constructor for the tag"
+            " 'tag:yaml.org,2002:python/name:os.system'\n  in \"<unicode string>\", line 1, column 15."
+            " If this is an old cassette, delete it and re-record."
+        )
+        assert (outcome.status, outcome.reasons) == ("fail", [f"sync: {problem}", f"async: {problem}"])

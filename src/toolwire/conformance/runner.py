@@ -75,11 +75,9 @@ def run_scenario(
     expected = _expected_events(events_path(api, scenario.name, root))
     reasons: list[str] = []
     degradations: set[str] = set()
-    for mode in modes:
-        try:
-            run = replay(api, scenario, path, mode=mode)
-        except Exception as exc:  # any failure of the public path is a verdict, not a crash
-            reasons.append(f"{mode}: {type(exc).__name__}: {exc}")
+    for mode, run in _replays(api, scenario, path, modes):
+        if isinstance(run, Exception):  # any failure of the public path is a verdict, not a crash
+            reasons.append(f"{mode}: {type(run).__name__}: {run}")
             continue
         degradations.update(run.degradations)
         reasons.extend(f"{mode}: {problem}" for problem in judge(run, scenario, expected))
@@ -107,16 +105,38 @@ def judge(run: ScenarioRun, scenario: Scenario, expected: list[list[dict[str, An
     return problems
 
 
+def _replays(
+    api: str, scenario: Scenario, path: Path, modes: tuple[Mode, ...]
+) -> list[tuple[Mode, ScenarioRun | Exception]]:
+    """Each mode's run, or what it raised, in one use of the cassette (vcrpy loads and patches once, not per mode)."""
+    runs: list[tuple[Mode, ScenarioRun | Exception]] = []
+    try:
+        with replay_vcr().use_cassette(str(path)) as cassette:
+            for mode in modes:
+                try:
+                    runs.append((mode, _replay_in(cassette, api, scenario, mode)))
+                except Exception as exc:
+                    runs.append((mode, exc))
+    except Exception as exc:  # the cassette would not load: each mode fails on it, as in a use of its own
+        return [(mode, exc) for mode in modes]
+    return runs
+
+
 def replay(api: str, scenario: Scenario, path: Path, *, mode: Mode, base_url: str | None = None) -> ScenarioRun:
     """Run the scenario's agent against the cassette (vcrpy, record mode none)."""
-    recorder = replay_vcr()
+    with replay_vcr().use_cassette(str(path)) as cassette:
+        return _replay_in(cassette, api, scenario, mode, base_url)
+
+
+def _replay_in(cassette: Any, api: str, scenario: Scenario, mode: Mode, base_url: str | None = None) -> ScenarioRun:
+    """One run against a cassette in use, every recorded interaction to be played afresh."""
+    cassette.rewind()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CompatibilityWarning)
-        with recorder.use_cassette(str(path)) as cassette:
-            log, events, agent = _run_agent(api, scenario, mode, client=replay_client(api, mode, base_url))
-            if not cassette.all_played:
-                raise AssertionError(f"{len(cassette) - cassette.play_count} recorded interaction(s) never requested")
-            requests = [_json(r.body) for r in cassette.requests]
+        log, events, agent = _run_agent(api, scenario, mode, client=replay_client(api, mode, base_url))
+        if not cassette.all_played:
+            raise AssertionError(f"{len(cassette) - cassette.play_count} recorded interaction(s) never requested")
+        requests = [_json(r.body) for r in cassette.requests]
     return ScenarioRun(
         api=api,
         requests=requests,
