@@ -109,6 +109,26 @@ class TestNoCertificates:
         replay_client(api, "async")
         assert certificate_loads == []
 
+    def test_an_adapter_whose_sdk_client_has_no_ssl_context_still_replays(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """A third-party adapter written before the keyword gets the same offline client, without it."""
+        received: list[dict[str, Any]] = []
+
+        class OlderAdapter:
+            def sdk_client(
+                self, *, api_key: str, asynchronous: bool = False, http_client: Any = None, base_url: Any = None
+            ) -> str:
+                received.append({"api_key": api_key, "asynchronous": asynchronous, "base_url": base_url})
+                return "client"
+
+        monkeypatch.setattr(runner, "get_adapter", lambda api: OlderAdapter())
+        monkeypatch.setattr(runner, "_replay_clients", {})
+        assert replay_client("older", "async", "https://example.com") == "client"
+        assert received == [
+            {"api_key": "test-key-not-a-secret", "asynchronous": True, "base_url": "https://example.com"}
+        ]
+
     def test_the_replay_context_trusts_no_certificate(self) -> None:
         """Whatever an SDK builds beside the offline transport cannot complete a TLS handshake with any server."""
         context = untrusting_tls_context()

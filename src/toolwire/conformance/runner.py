@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import inspect
 import json
 import os
 import ssl
@@ -186,15 +187,22 @@ def replay_client(api: str, mode: Mode, base_url: str | None = None) -> Any:
     if client is None:
         offline = RequestCapture(_unrecorded)
         http_client = offline.async_client() if mode == "async" else offline.client()
+        tls = {"ssl_context": untrusting_tls_context()} if _takes_ssl_context(adapter) else {}
         client = adapter.sdk_client(
             api_key=FAKE_KEY,
             asynchronous=mode == "async",
             http_client=http_client,
             base_url=base_url or RECORDED_BASE_URLS.get(api),
-            ssl_context=untrusting_tls_context(),
+            **tls,
         )
         _replay_clients[key] = client
     return client
+
+
+def _takes_ssl_context(adapter: Adapter) -> bool:
+    """Whether the adapter's `sdk_client` has the `ssl_context` keyword (a third-party one may predate it)."""
+    parameters = inspect.signature(adapter.sdk_client).parameters.values()
+    return any(p.name == "ssl_context" or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
 
 
 @cache
