@@ -65,6 +65,8 @@ def text_of(frame: Any, name: str, where: str, default: str = "") -> str:
     if value is None:
         return default
     if type(value) is not str:
+        if type(value) is JsonString:  # left undecoded at a restated path: this reader wants the text
+            return value.text()
         raise wrong(where, "a string", value)
     return value
 
@@ -81,6 +83,8 @@ def maybe_text(frame: Any, name: str, where: str) -> str | None:
     """A string field that may be absent (None)."""
     value = field(frame, name)
     if value is not None and type(value) is not str:
+        if type(value) is JsonString:
+            return value.text()
         raise wrong(where, "a string", value)
     return value
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from toolwire._long_strings import JsonString
 from toolwire.deltas import Delta, ToolCallComplete, ToolCallFinished, ToolCallStarted, ToolOutput
 
 from .._frames import field, text_of
@@ -27,6 +28,8 @@ def to_json(value: Any) -> Any:
     """A wire value as JSON data (SDK models dumped as they came over the wire)."""
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
+    if isinstance(value, JsonString):  # a long string left undecoded (`Adapter.restated_strings`)
+        return value.text()
     if isinstance(value, dict):
         return {k: to_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

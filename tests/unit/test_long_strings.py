@@ -204,3 +204,22 @@ def test_a_long_literal_is_compared_a_piece_at_a_time_without_decoding_it_whole(
     monkeypatch.setattr(JsonString, "text", lambda self: pytest.fail("decoded whole"))
 
     assert literal.same_text(data)
+
+
+def test_a_long_string_at_a_restated_path_of_another_item_type_reads_as_its_text() -> None:
+    """An MCP call's `arguments` sit at a restated path too: its reader gets the decoded text."""
+    item = {"id": "mcp_1", "type": "mcp_call", "server_label": "docs", "name": "search", "arguments": ARGUMENTS}
+    frames = [
+        {"type": "response.created", "response": {"id": "resp_1", "object": "response", "status": "in_progress"}},
+        {"type": "response.output_item.done", "item": {**item, "output": "done", "status": "completed"}},
+        {"type": "response.completed", "response": {"id": "resp_1", "object": "response", "status": "completed"}},
+    ]
+    body = b"".join(f"data: {json.dumps(frame, ensure_ascii=False)}\n\n".encode() for frame in frames)
+    adapter = get_adapter("openai-responses")
+
+    from_bytes = [event.to_dict() for event in adapter.normalize(body)]
+
+    assert from_bytes == [event.to_dict() for event in adapter.normalize(frames)]
+    assert [event["input"] for event in from_bytes if event["type"] == "tool-input-available"] == [
+        json.loads(ARGUMENTS)
+    ]
