@@ -161,7 +161,11 @@ def frame_batches(
                 yield (FrameError(f"a frame must be an object, got {describe(item)}"),)
             else:
                 chunks = chunks or ChunkDecoder(restated)
-                yield from chunks.feed_sliced(_as_bytes(item) or b"")
+                data = _as_bytes(item) or b""
+                if len(data) <= _SLICE:  # a network chunk: no generator per chunk
+                    yield chunks.feed(data)
+                else:
+                    yield from chunks.feed_sliced(data)
     except Exception as exc:  # the source itself failed (network, an SDK error frame): report, stop
         yield (FrameError(f"source raised {type(exc).__name__}: {exc}", from_source=True),)
         return
@@ -204,8 +208,11 @@ async def aframe_batches(
             data = _as_bytes(item)
             if data is not None:
                 chunks = chunks or ChunkDecoder(restated)
-                for batch in chunks.feed_sliced(data):
-                    yield batch
+                if len(data) <= _SLICE:
+                    yield chunks.feed(data)
+                else:
+                    for batch in chunks.feed_sliced(data):
+                        yield batch
             else:
                 yield (_frame(item, convert_sdk),)
     except Exception as exc:  # the source itself failed (network, an SDK error frame): report, stop
