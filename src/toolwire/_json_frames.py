@@ -67,7 +67,7 @@ class SseFrames(SseDecoder):
                     frame["type"] = name
                 out.append(frame)
                 return
-        self.emit(bytes(memoryview(data)[start:stop]), event, offset, out)
+        super().emit_span(data, start, stop, event, offset, out)
 
     def emit(self, data: bytes, event: bytes | None, offset: int, out: list[Any]) -> None:
         """The event's frame (a dict, its `type` taken from `event:` when missing) or a `FrameError`."""

@@ -103,9 +103,6 @@ class ChunkDecoder:
         Decoded whole, a 12 MB body keeps 78k dicts alive and the cyclic GC's full passes make
         the run superlinear.
         """
-        if len(chunk) <= _SLICE:
-            yield self.feed(chunk)
-            return
         for start in range(0, len(chunk), _SLICE):
             yield self.feed(chunk[start : start + _SLICE])
 
