@@ -37,7 +37,7 @@ _ENCODED = re.compile(
     r"|(?<=\\)(?:x(?P<byte>[0-9A-Fa-f]{2}(?:\\x[0-9A-Fa-f]{2})*)"
     r"|u(?P<utf16>[0-9A-Fa-f]{4}(?:\\u[0-9A-Fa-f]{4})*)"
     r"|U(?P<wide>[0-9A-Fa-f]{8}(?:\\U[0-9A-Fa-f]{8})*)"
-    r"|(?P<octal>[0-7]{1,3}(?:\\[0-7]{1,3})*)"
+    r"|(?P<octal>(?:[0-3][0-7]{0,2}|[4-7][0-7]?)(?:\\(?:[0-3][0-7]{0,2}|[4-7][0-7]?))*)"
     r"|(?P<short>[\"'\\/nrtbf]))"
     r"|(?<=&)(?P<entity>#[0-9]{1,8}|#[xX][0-9A-Fa-f]{1,8}|amp|lt|gt|quot|apos);)"
 )
@@ -177,12 +177,17 @@ def _segments(run: str) -> Iterator[Segment]:
 
 
 _OCTAL_DIGITS = frozenset("01234567")
+_OCTAL_ESCAPE = re.compile(r"\\(?:[0-3][0-7]{0,2}|[4-7][0-7]?)")
 
 
 def _octal_segments(run: str) -> Iterator[Segment]:
-    """C and Python octal escapes (`\\123`, one to three digits): bytes, read as UTF-8 where they are."""
-    escapes = [(m.start(), m.end()) for m in re.finditer(r"\\[0-7]{1,3}", run)]
-    data = bytes(int(run[start + 1 : end], 8) & 0xFF for start, end in escapes)
+    """C and Python octal escapes (`\\123`): bytes, read as UTF-8 where they are.
+
+    An escape takes three digits only up to `\\377` (JavaScript's rule, and C's for a byte):
+    `\\600` is `\\60` then a `0`, as a browser reads it.
+    """
+    escapes = [(m.start(), m.end()) for m in _OCTAL_ESCAPE.finditer(run)]
+    data = bytes(int(run[start + 1 : end], 8) for start, end in escapes)
     try:
         chars = data.decode("utf-8")
     except UnicodeDecodeError:
