@@ -87,7 +87,7 @@ ENDLESS = create_tool(
 STOP_SCRIPT = [
     [call("c1", "endless_research", '{"topic": "tides"}'), StepFinished("tool-calls")],
     answer("Started; it may take a while."),
-    answer("The research was lost; shall I start it again?"),
+    answer("The research was cancelled; shall I start it again?"),
     answer("Fine."),
 ]
 SCRIPT = [
@@ -280,18 +280,32 @@ def test_both_drivers_wait_for_a_paused_run_s_tasks(mode: str) -> None:
     assert chunks[-1]["messageMetadata"]["paused"] is True
 
 
-def test_a_task_of_a_stopped_run_is_read_as_lost_before_the_next_prompt(served: Any) -> None:
-    """Stop while the run waits for its task: the next request tells the model the task was lost, then asks."""
+def test_a_task_of_a_stopped_run_is_read_as_cancelled_before_the_next_prompt(served: Any) -> None:
+    """Stop while the run waits for its task: the next request tells the model the task was cancelled, then asks."""
     found, adapter = served["stopped"]
     assert "harnessError" not in found, found.get("harnessError")
     assert found["statuses"] == [200, 200, 200]
     next_prompt = adapter.requests[2]["messages"]
-    lost, prompt = next_prompt[-2:]
-    assert lost["role"] == "user"
-    assert "Tool 'endless_research' (call c1) was lost." in lost["content"][0]["text"]
+    cancelled, prompt = next_prompt[-2:]
+    assert cancelled["role"] == "user"
+    text = cancelled["content"][0]["text"]
+    task_id = text.removeprefix("[Background task ").split("]")[0]
+    assert text == (
+        f"[Background task {task_id}] Tool 'endless_research' (call c1) was cancelled.\n"
+        f"Error: Background task {task_id} was cancelled (the run that started it ended) before it finished."
+    )
     assert prompt == {"role": "user", "content": [{"type": "text", "text": "Any news?"}]}
+    task_part = found["messages"][3]["parts"][0]  # the browser's running part is answered in the next message
+    assert (task_part["type"], task_part["data"]["taskId"], task_part["data"]["status"]) == (
+        "data-background-task",
+        task_id,
+        "cancelled",
+    )
     assert adapter.requests[3]["messages"] == [
         *next_prompt,
-        {"role": "assistant", "content": [{"type": "text", "text": "The research was lost; shall I start it again?"}]},
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "The research was cancelled; shall I start it again?"}],
+        },
         {"role": "user", "content": [{"type": "text", "text": "OK"}]},
     ]

@@ -487,6 +487,42 @@ class TestAcrossProcesses:
             "Call the tool again if its result is still needed."
         )
 
+    def test_an_abandoned_task_ends_as_cancelled_in_the_agent_that_adopts_it(self) -> None:
+        """A stopped run cancels its tasks: the next agent reads them as cancelled, whatever their threads do."""
+        gate = threading.Event()
+        agent, _ = _agent([_calls("c1"), answer("Started.")], _research(lambda v: gate.wait(30) and "x"))
+        agent.run("go")
+        (task,) = agent.background.running
+        state = agent.background.abandon("the run that started it ended")
+        still_running = [t.task_id for t in agent.background.running]  # this tool ignores the cancellation
+        gate.set()
+        loaded, adapter = _agent([answer("It was cancelled.")], _research(str))
+        loaded.background.import_state(state, loaded.tools)
+        events = list(loaded.stream("Any news?"))
+        assert still_running == [task.task_id]
+        assert [(f["taskId"], f["status"]) for f in _finished(events)] == [(task.task_id, "cancelled")]
+        assert adapter.requests[0]["messages"][-2]["content"][0]["text"] == (
+            f"[Background task {task.task_id}] Tool 'research' (call c1) was cancelled.\n"
+            f"Error: Background task {task.task_id} was cancelled (the run that started it ended) before it finished."
+        )
+
+    def test_abandoning_signals_each_running_task(self) -> None:
+        """The tasks see the reason on their abort signal and may stop at once."""
+        seen: list[str | None] = []
+
+        def research(value: Any, context: ToolContext) -> str:
+            context.abort_signal.wait(30)
+            seen.append(context.abort_signal.reason)
+            return "stopped"
+
+        done = threading.Event()
+        agent, _ = _agent([_calls("c1"), answer("Started.")], _research(research))
+        agent.background.finish = _signalling(agent.background.finish, done)  # type: ignore[method-assign]
+        agent.run("go")
+        agent.background.abandon("the run that started it ended")
+        assert done.wait(30)
+        assert seen == ["the run that started it ended"]
+
     def test_an_ended_task_not_yet_delivered_survives_the_export(self) -> None:
         """Its result is part of the state: the new agent delivers it."""
         gate, done = threading.Event(), threading.Event()

@@ -111,6 +111,11 @@ class DurableBackground(BackgroundTasks):
             self._adopt(task, tools.get(task.call.tool_name), started=False)
         super().import_state({"ended": state.get("ended", [])}, tools)
 
+    def abandon(self, reason: str) -> dict[str, Any]:
+        """The state as it is: tasks on the queue outlive the run that started them, so none is cancelled."""
+        del reason
+        return self.export_state()
+
     def _adopt(self, task: BackgroundTask, tool: Tool | None, *, started: bool) -> None:
         if tool is None:
             return  # the agent no longer has the tool: the task's end is read, but nothing runs here

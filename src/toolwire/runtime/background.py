@@ -151,6 +151,12 @@ def lost_result(task: BackgroundTask) -> ToolResult:
     return error_result_for(task.call, text)
 
 
+def cancelled_result(task: BackgroundTask, reason: str | None) -> ToolResult:
+    """What the model reads for a task cancelled before it ended."""
+    why = f" ({reason})" if reason else ""
+    return error_result_for(task.call, f"Background task {task.task_id} was cancelled{why} before it finished.")
+
+
 def ended(outcome: ToolResult | Suspension, signal: AbortSignal, task: BackgroundTask) -> tuple[TaskState, ToolResult]:
     """How an attempt ended and the result the model reads for it."""
     call = task.call
@@ -158,10 +164,7 @@ def ended(outcome: ToolResult | Suspension, signal: AbortSignal, task: Backgroun
         text = f"Tool {call.tool_name!r} called suspend() in background task {task.task_id}; it cannot wait for data."
         return "failed", error_result_for(call, text)
     if signal.aborted and outcome.is_error:
-        why = f" ({signal.reason})" if signal.reason else ""
-        return "cancelled", error_result_for(
-            call, f"Background task {task.task_id} was cancelled{why} before it finished."
-        )
+        return "cancelled", cancelled_result(task, signal.reason)
     if isinstance(outcome.error, TimedOut):
         return "timed-out", outcome
     return ("failed" if outcome.is_error else "completed"), outcome

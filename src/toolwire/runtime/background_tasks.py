@@ -28,6 +28,7 @@ from .background import (
     BackgroundContext,
     BackgroundTask,
     TaskState,
+    cancelled_result,
     ended,
     error_result_for,
     finished_event,
@@ -251,8 +252,25 @@ class BackgroundTasks:
                 "ended": [t.to_dict() for t in self._ended],
             }
 
+    def abandon(self, reason: str) -> dict[str, Any]:
+        """Cancel every running task and export the state a later run adopts: the run that would read them is over.
+
+        The tasks running now are exported as `abandoned`, already `cancelled`: what the later run
+        reads does not depend on whether a task noticed the cancellation before this export.
+        """
+        with self._lock:
+            leaving = list(self._running.values())
+            ended_tasks = [task.to_dict() for task in self._ended]
+        for entry in leaving:
+            entry.signal.abort(reason)
+        abandoned = [
+            dataclasses.replace(entry.task, status="cancelled", result=cancelled_result(entry.task, reason)).to_dict()
+            for entry in leaving
+        ]
+        return {"running": [], "ended": ended_tasks, "abandoned": abandoned}
+
     def import_state(self, state: Mapping[str, Any], tools: Mapping[str, Tool]) -> None:
-        """Restore `export_state` output: tasks that were running elsewhere end here as `lost`.
+        """Restore `export_state` (or `abandon`) output: tasks that were running elsewhere end here as `lost`.
 
         Raises:
             ValueError: a task that cannot be read.
@@ -265,6 +283,9 @@ class BackgroundTasks:
             self.finish(
                 dataclasses.replace(task, status="lost", result=lost_result(task)), tools.get(task.call.tool_name)
             )
+        for item in state.get("abandoned", []):  # ended with the run that left them: their end is news here
+            task = BackgroundTask.from_dict(item)
+            self.finish(task, tools.get(task.call.tool_name))
 
 
 class _Slots:

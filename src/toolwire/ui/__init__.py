@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 from toolwire._extras import optional_imports
 
 from ._answers import ChatRequestError
+from ._chat_turn import ChatTurn
 from ._parts import UIMessageError, UIToolPart
-from .chat import AgentFactory, ChatTurn, UIChat
+from .chat import AgentFactory, UIChat
 from .protocol import UI_MESSAGE_STREAM_HEADERS
 from .reading import ChatRequest, Conversation, DataPartReader, read_chat_request, read_ui_messages
 from .runs import aagent_chunks, agent_chunks

@@ -120,26 +120,25 @@ class RunAgent:
         return {t.task_id: (t.call.tool_call_id, t.call.tool_name, t.status != "completed") for t in ended}
 
     def leftover_background(self) -> dict[str, Any] | None:
-        """Tasks left by a run that does not pause (stopped, failed): cancelled, exported for the next request."""
+        """Tasks left by a run that does not pause (stopped, failed): cancelled, exported so for the next request."""
         background = self.agent.background
         if self.agent.result().paused or not background.active:
             return None
-        background.cancel(reason="the run that started it ended")  # its results could reach no one here
-        return background.export_state()
+        return background.abandon("the run that started it ended")  # its results could reach no one here
 
     def adopt_background(self, state: Mapping[str, Any] | None, history: Sequence[Message]) -> None:
         """Take in the tasks an earlier request left (those of calls the conversation still has).
 
-        A task still running there is read as lost, an ended one with its result: the model learns
-        of each before the new prompt (which the run then takes as its prompt, as `Agent` places
-        results that came before one).
+        A task still running there is read as lost (a stopped run exports its tasks as cancelled),
+        an ended one with its result: the model learns of each before the new prompt (which the
+        run then takes as its prompt, as `Agent` places results that came before one).
         """
         if not state:
             return
         calls = {part.tool_call_id for message in history for part in _calls(message)}
         kept = {
             kind: [task for task in state.get(kind, []) if task.get("call", {}).get("toolCallId") in calls]
-            for kind in ("running", "ended")
+            for kind in ("running", "ended", "abandoned")
         }
         if not any(kept.values()):
             return
