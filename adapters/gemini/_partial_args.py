@@ -19,86 +19,15 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from collections.abc import Callable
 from json.encoder import encode_basestring
 from typing import Any
 
-Segment = str | int
-Path = tuple[Segment, ...]
+from ._json_path import Path, Segment
 
 NO_VALUE: Any = object()
 """What `close()` returns as the value when the text alone is the arguments."""
 _dumps = json.JSONEncoder(ensure_ascii=False).encode
-
-
-class PathError(ValueError):
-    """A `jsonPath` that is not an RFC 9535 normalized path below `$`."""
-
-
-_PLAIN_SEGMENT = re.compile(r"\.([^.\[]+)|\[([0-9]+)\]")
-"""A member name after a dot or an index: the segments of nearly every path, read by one regex match."""
-
-
-def parse_json_path(path: str) -> Path:
-    """`$.a['b'][0]` as `("a", "b", 0)`.
-
-    Raises:
-        PathError: not a path of member names and indices below `$`.
-    """
-    if not path.startswith("$"):
-        raise PathError(f"jsonPath {path!r} does not start at `$`")
-    segments: list[Segment] = []
-    i, n = 1, len(path)
-    match = _PLAIN_SEGMENT.match
-    while i < n:
-        plain = match(path, i)
-        if plain is not None:
-            name, index = plain.groups()
-            segments.append(name if index is None else int(index))
-            i = plain.end()
-            continue
-        char = path[i]
-        if char == ".":
-            j = i + 1
-            while j < n and path[j] not in ".[":
-                j += 1
-            if j == i + 1:
-                raise PathError(f"jsonPath {path!r} has an empty member name at {i}")
-            segments.append(path[i + 1 : j])
-            i = j
-        elif char == "[" and i + 1 < n and path[i + 1] in "'\"":
-            i = _quoted(path, i, segments)
-        elif char == "[":
-            j = path.find("]", i)
-            if j < 0 or not path[i + 1 : j].isdigit():
-                raise PathError(f"jsonPath {path!r} has a bad index at {i}")
-            segments.append(int(path[i + 1 : j]))
-            i = j + 1
-        else:
-            raise PathError(f"jsonPath {path!r} has an unexpected {char!r} at {i}")
-    return tuple(segments)
-
-
-def _quoted(path: str, start: int, segments: list[Segment]) -> int:
-    quote = path[start + 1]
-    chars: list[str] = []
-    i = start + 2
-    while i < len(path):
-        char = path[i]
-        if char == "\\" and i + 1 < len(path):
-            escaped = path[i + 1]
-            chars.append({"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}.get(escaped, escaped))
-            i += 2
-        elif char == quote:
-            if path[i + 1 : i + 2] != "]":
-                raise PathError(f"jsonPath {path!r} has an unclosed bracket at {start}")
-            segments.append("".join(chars))
-            return i + 2
-        else:
-            chars.append(char)
-            i += 1
-    raise PathError(f"jsonPath {path!r} has an unterminated name at {start}")
 
 
 class _Container:
@@ -120,7 +49,7 @@ Pair = tuple[Path, Any, bool, bool]
 class JsonPathWriter:
     """Writes one call's arguments as JSON text, one `(path, value)` pair at a time."""
 
-    __slots__ = ("_closers", "_late", "_open_string", "_stack")
+    __slots__ = ("_closers", "_late", "_open_string", "_parent", "_stack")
 
     def __init__(self) -> None:
         self._stack: list[_Container] = []
@@ -129,11 +58,23 @@ class JsonPathWriter:
         """The pairs after the writer could no longer extend the text (None while it can)."""
         self._closers = ""
         """What closed the text at that point."""
+        self._parent: Path = ()
+        """The path of the innermost open container (`_stack[-1]`), once the text has one."""
 
     @property
     def clean(self) -> bool:
         """Whether the text so far ends between values (no string waits for its next piece)."""
         return self._open_string is None
+
+    @property
+    def open_string(self) -> Path | None:
+        """The path of the string the text ends inside, which `continue_string` extends (None when none)."""
+        return self._open_string if self._late is None else None
+
+    @property
+    def writing(self) -> bool:
+        """Whether the pairs still extend the text (False once one went back into a closed container)."""
+        return self._late is None
 
     def continue_string(self, path: Path, value: str, will_continue: bool) -> str | None:
         """The text of the next piece of the string open at `path` (None when no string is open there)."""
@@ -179,6 +120,34 @@ class JsonPathWriter:
             out.append(_scalar(value))
         return "".join(out)
 
+    def feed_member(self, segment: Segment, value: Any, is_string: bool, will_continue: bool) -> str | None:
+        """`feed` for a pair whose path is the innermost open container's plus `segment`, when that
+        container takes it as its next member (None, and nothing changed, when it does not)."""
+        stack = self._stack
+        if self._late is not None or not stack:
+            return None
+        container = stack[-1]
+        count = container.count
+        if container.is_array:
+            if type(segment) is not int or segment != count:
+                return None
+            key = "," if count else ""
+        elif type(segment) is str and segment not in container.keys:
+            container.keys.add(segment)
+            key = f',"{encode_basestring(segment)[1:]}:' if count else f'"{encode_basestring(segment)[1:]}:'
+        else:
+            return None
+        container.count = count + 1
+        if self._open_string is not None:
+            key = '"' + key
+            self._open_string = None
+        if not is_string:
+            return key + _scalar(value)
+        if will_continue:
+            self._open_string = (*self._parent, segment)
+            return key + encode_basestring(value)[:-1]
+        return key + encode_basestring(value)
+
     def close(self) -> tuple[str, Callable[[str], Any] | None]:
         """The text that completes the document, and (when the writer had to stop writing) the
         function that reads the value from the whole text emitted."""
@@ -223,6 +192,7 @@ class JsonPathWriter:
                 is_array = type(path[i + 1]) is int
                 out.append("[" if is_array else "{")
                 stack.append(_Container(segment, is_array))
+        self._parent = path[:-1]
         return True
 
     def _switch(self, out: list[str]) -> None:
@@ -258,6 +228,8 @@ def _scalar(value: Any) -> str:
         return "true"
     if value is False:
         return "false"
+    if type(value) is int:
+        return int.__repr__(value)  # what `json.dumps` writes, without its encoder's setup
     if type(value) is float:
         return str(int(value)) if value.is_integer() and abs(value) < 2**53 else repr(value)
     return _dumps(value)

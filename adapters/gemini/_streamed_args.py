@@ -11,12 +11,14 @@ finishing chunk, which never takes this path.
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring
 from typing import Any
 
 from toolwire.deltas import Delta, StreamFailed, ToolArgsPiece
 
 from .._frames import NOT_OBJECTS, maybe_text, wrong
-from ._partial_args import JsonPathWriter, Path, PathError, parse_json_path
+from ._json_path import Path, PathError, PathReader, Segment
+from ._partial_args import JsonPathWriter
 
 _NO_PATH: Any = object()
 
@@ -24,23 +26,31 @@ _NO_PATH: Any = object()
 class Streamed:
     """A Vertex call whose arguments arrive as `partialArgs`."""
 
-    __slots__ = ("key", "last_path", "last_raw_path", "metadata", "writer")
+    __slots__ = ("key", "metadata", "open_raw_path", "parent_raw_path", "paths", "writer")
 
     def __init__(self, key: tuple[int, int], metadata: dict[str, Any] | None) -> None:
         self.key = key
         self.metadata = metadata
         self.writer = JsonPathWriter()
-        self.last_raw_path: Any = _NO_PATH
-        """The `jsonPath` of the last pair and its segments: the pieces of one string share it."""
-        self.last_path: Path = ()
+        self.paths = PathReader()
+        self.open_raw_path: Any = _NO_PATH
+        """The `jsonPath` of the string the writer's text ends inside: its next pieces need no path read."""
+        self.parent_raw_path: str | None = None
+        """The `jsonPath` text of the writer's innermost open container: its new members need no path read."""
 
     def path(self, raw_path: Any) -> Path:
         """The segments of a `jsonPath` (PathError when it is not one)."""
-        if raw_path == self.last_raw_path:
-            return self.last_path
-        path = parse_json_path(str(raw_path))
-        self.last_raw_path, self.last_path = raw_path, path
-        return path
+        return self.paths.read(raw_path if type(raw_path) is str else str(raw_path))
+
+    def string_piece(self, string: str, more: bool) -> list[Delta]:
+        """The deltas of the next piece of the string at `open_raw_path`."""
+        if more:  # the string stays open: its escaped text without quotes
+            return [ToolArgsPiece(self.key, encode_basestring(string)[1:-1])] if string else []
+        self.open_raw_path = _NO_PATH
+        writer = self.writer
+        open_string = writer.open_string
+        assert open_string is not None
+        return [ToolArgsPiece(self.key, writer.continue_string(open_string, string, False) or "")]
 
 
 class CandidateState:
@@ -93,26 +103,30 @@ def continue_dict_call(frame: dict[str, Any], state: CandidateState) -> list[Del
         (arg,) = call["partialArgs"]
     except (KeyError, TypeError, ValueError):
         return None
-    if (
-        len(part) != 1
-        or len(call) != 2
-        or call.get("willContinue") is not True
-        or type(arg) is not dict
-        or "finishReason" in candidate
-        or "groundingMetadata" in candidate
-        or candidate.get("index", 0) != state.index
-    ):
+    if len(part) != 1 or len(call) != 2 or call.get("willContinue") is not True or type(arg) is not dict:
         return None
-    return _one_arg(state, arg, arg.get("jsonPath"), arg.get("stringValue"), arg.get("willContinue"))
+    if len(candidate) == 1:  # only `content`, as Vertex sends it: index 0
+        if state.index:
+            return None
+    elif "finishReason" in candidate or "groundingMetadata" in candidate or candidate.get("index", 0) != state.index:
+        return None
+    streamed = state.call
+    assert streamed is not None
+    string = arg.get("stringValue")
+    if type(string) is str and arg.get("jsonPath") == streamed.open_raw_path:
+        if arg.get("willContinue"):  # `Streamed.string_piece`, inlined: most deltas continue a string
+            return [ToolArgsPiece(streamed.key, encode_basestring(string)[1:-1])] if string else []
+        return streamed.string_piece(string, False)
+    out: list[Delta] = []
+    write_partial_args(streamed, (arg,), out)
+    return out
 
 
 def _one_arg(state: CandidateState, arg: Any, raw_path: Any, string: Any, more: Any) -> list[Delta]:
     streamed = state.call
     assert streamed is not None
-    if type(string) is str and raw_path == streamed.last_raw_path:
-        text = streamed.writer.continue_string(streamed.last_path, string, bool(more))
-        if text is not None:
-            return [ToolArgsPiece(streamed.key, text)] if text else []
+    if type(string) is str and raw_path == streamed.open_raw_path:
+        return streamed.string_piece(string, bool(more))
     out: list[Delta] = []
     write_partial_args(streamed, (arg,), out)
     return out
@@ -120,31 +134,68 @@ def _one_arg(state: CandidateState, arg: Any, raw_path: Any, string: Any, more: 
 
 def write_partial_args(streamed: Streamed, partial: Any, out: list[Delta]) -> None:
     writer = streamed.writer
+    open_raw_path, parent_raw_path = streamed.open_raw_path, streamed.parent_raw_path
+    # Unknown until the pairs are written: a frame may fail half way.
+    streamed.open_raw_path, streamed.parent_raw_path = _NO_PATH, None
     pieces: list[str] = []
     raw_path: Any
     for arg in partial:  # usually one per chunk
         if type(arg) is dict:
-            raw_path = maybe_text(arg, "jsonPath", "partialArgs[].jsonPath")
-            string = maybe_text(arg, "stringValue", "partialArgs[].stringValue")
+            raw_path = arg.get("jsonPath")
+            string = arg.get("stringValue")
+            if type(raw_path) is not str or (string is not None and type(string) is not str):
+                raw_path = maybe_text(arg, "jsonPath", "partialArgs[].jsonPath")
+                string = maybe_text(arg, "stringValue", "partialArgs[].stringValue")
         elif isinstance(arg, NOT_OBJECTS) or arg is None:
             raise wrong("functionCall.partialArgs[]", "an object", arg)
         else:
             raw_path, string = arg.json_path, arg.string_value
-        try:
-            path = streamed.path(raw_path)
-        except PathError as exc:
-            out.append(StreamFailed(f"Gemini partialArgs: {exc}"))
-            continue
+        segment = None if parent_raw_path is None else member_segment(parent_raw_path, raw_path)
+        if segment is None:
+            try:
+                path = streamed.path(raw_path)
+            except PathError as exc:
+                out.append(StreamFailed(f"Gemini partialArgs: {exc}"))
+                continue
         if string is not None:
-            more = arg.get("willContinue") if type(arg) is dict else arg.will_continue
-            text = writer.feed(path, string, True, bool(more))
+            value: Any = string
+            more = bool(arg.get("willContinue") if type(arg) is dict else arg.will_continue)
         else:
-            value = _scalar_value(arg)
-            text = writer.feed(path, value, False, False)
+            value, more = _scalar_value(arg), False
+        text = None if segment is None else writer.feed_member(segment, value, string is not None, more)
+        if text is not None:  # a new member of the open container: its text, and the same container
+            open_raw_path = raw_path if string is not None and more else _NO_PATH
+        else:
+            if segment is not None:
+                path = streamed.path(raw_path)
+            text = writer.feed(path, value, string is not None, more)
+            open_raw_path = raw_path if writer.open_string is path else _NO_PATH
+            parent_raw_path = streamed.paths.parent_text() if writer.writing else None
         if text:
             pieces.append(text)
+    streamed.open_raw_path, streamed.parent_raw_path = open_raw_path, parent_raw_path
     if pieces:
         out.append(ToolArgsPiece(streamed.key, pieces[0] if len(pieces) == 1 else "".join(pieces)))
+
+
+def member_segment(parent_raw_path: str, raw_path: Any) -> Segment | None:
+    """The last segment of `raw_path` when it is `parent_raw_path` and one plain segment (else None).
+
+    The text of a path up to a segment boundary reads as the same segments on its own, so the
+    path is the parent's and this segment, exactly as `parse_json_path` would read it.
+    """
+    if type(raw_path) is not str or not raw_path.startswith(parent_raw_path):
+        return None
+    tail = raw_path[len(parent_raw_path) :]
+    if tail[:1] == ".":
+        name = tail[1:]
+        if name and "." not in name and "[" not in name:
+            return name
+    elif tail[:1] == "[" and tail[-1:] == "]":
+        index = tail[1:-1]
+        if index.isdigit() and index.isascii():
+            return int(index)
+    return None
 
 
 def _scalar_value(arg: Any) -> Any:

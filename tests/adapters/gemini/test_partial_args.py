@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from toolwire.adapters.gemini._partial_args import JsonPathWriter, PathError, parse_json_path
+from toolwire.adapters.gemini._json_path import PathError, parse_json_path
+from toolwire.adapters.gemini._partial_args import JsonPathWriter
 
 Pair = tuple[tuple[str | int, ...], Any, bool, bool]
 
