@@ -117,6 +117,64 @@ class TestWriting:
         assert (deltas, value) == (['{"xs":[1', ""], {"xs": [1, None, 3]})
 
 
+class TestMembers:
+    """`feed_member`: a pair that adds a member to the innermost open container, written without its path."""
+
+    def test_a_new_key_of_the_open_object_is_written_after_a_comma(self) -> None:
+        writer = JsonPathWriter()
+        writer.feed(("a", "x"), 1, False, False)
+        assert writer.feed_member("y", "s", True, False) == ',"y":"s"'
+
+    def test_the_next_index_of_the_open_array_is_written_after_a_comma(self) -> None:
+        writer = JsonPathWriter()
+        writer.feed(("xs", 0), 1, False, False)
+        assert writer.feed_member(1, 2.0, False, False) == ",2"
+
+    def test_a_string_left_open_is_closed_before_the_member(self) -> None:
+        writer = JsonPathWriter()
+        writer.feed(("a",), "x", True, True)
+        assert writer.feed_member("b", None, False, False) == '","b":null'
+
+    def test_a_member_string_that_continues_stays_open_for_the_general_path(self) -> None:
+        writer = JsonPathWriter()
+        writer.feed(("a",), 1, False, False)
+        assert writer.feed_member("b", "pi", True, True) == ',"b":"pi'
+        assert writer.feed(("b",), "e", True, False) == 'e"'
+
+    def test_integers_of_any_size_are_written_as_json_writes_them(self) -> None:
+        writer = JsonPathWriter()
+        writer.feed(("a",), 1, False, False)
+        assert writer.feed_member("b", 10**20, False, False) == ',"b":100000000000000000000'
+
+    @pytest.mark.parametrize(
+        ("first", "segment"),
+        [
+            ((("a", "x"), 1, False, False), "x"),  # a key already written
+            ((("a", "x"), 1, False, False), 0),  # an index in an object
+            ((("xs", 0), 1, False, False), 2),  # an index that skips ahead
+            ((("xs", 0), 1, False, False), "k"),  # a key in an array
+        ],
+    )
+    def test_a_member_the_container_does_not_take_is_refused_and_changes_nothing(
+        self, first: Pair, segment: str | int
+    ) -> None:
+        writer, twin = JsonPathWriter(), JsonPathWriter()
+        writer.feed(*first)
+        twin.feed(*first)
+        assert writer.feed_member(segment, 5, False, False) is None
+        path = (*first[0][:-1], segment)
+        assert writer.feed(path, 5, False, False) == twin.feed(path, 5, False, False)
+        assert writer.close()[0] == twin.close()[0]
+
+    def test_nothing_is_taken_before_the_first_pair_or_once_the_writer_stopped_writing(self) -> None:
+        writer = JsonPathWriter()
+        assert writer.feed_member("a", 1, False, False) is None
+        writer.feed(("a", "x"), 1, False, False)
+        writer.feed(("b",), 1, False, False)
+        writer.feed(("a", "y"), 1, False, False)  # back into `a`: the writer stops writing
+        assert (writer.writing, writer.feed_member("c", 1, False, False)) == (False, None)
+
+
 def _pairs_of(value: Any, path: tuple[str | int, ...], chunking: st.DataObject) -> list[Pair]:
     """The pairs Vertex would send for a value, in document order; strings split at random."""
     if isinstance(value, dict):
@@ -170,6 +228,33 @@ class TestProperties:
         pairs = shuffling.draw(st.permutations(_leaves(value, ())))
         deltas, closing, built = write(pairs)
         assert (json.loads("".join(deltas) + closing) if built is None else built) == value
+
+    @given(st.dictionaries(_KEYS, _VALUES, max_size=5), st.data())
+    def test_members_written_by_feed_member_are_the_text_feed_writes(
+        self, value: dict[str, Any], data: st.DataObject
+    ) -> None:
+        pairs = _pairs_of(value, (), data)
+        if data.draw(st.booleans()):  # strings left open: the next path closes them
+            pairs = [(path, value, is_string, is_string) for path, value, is_string, _ in pairs]
+        if data.draw(st.booleans()):
+            pairs = data.draw(st.permutations(pairs))
+        general, members = JsonPathWriter(), JsonPathWriter()
+        text = ""
+        previous: Pair | None = None
+        for pair in pairs:
+            path = pair[0]
+            expected = general.feed(*pair)
+            written = None
+            if previous is not None and path and members.writing and previous[0][:-1] == path[:-1]:
+                written = members.feed_member(path[-1], *pair[1:])
+            if written is None:
+                written = members.feed(*pair)
+            assert written == expected
+            text += written
+            previous = pair
+        (closing, rebuild), (members_closing, members_rebuild) = general.close(), members.close()
+        assert members_closing == closing
+        assert (rebuild and rebuild(text)) == (members_rebuild and members_rebuild(text))
 
     def test_a_key_written_again_after_its_object_closed_switches_to_building_the_value(self) -> None:
         pairs: list[Pair] = [
