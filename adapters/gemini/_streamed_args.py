@@ -7,6 +7,11 @@ exactly one candidate with one `functionCall` part carrying one partial arg, no 
 and no finish reason take it; any other shape raises on unpacking or fails a check and goes the
 general way. Usage is left to the general path: Gemini repeats the cumulative counts on the
 finishing chunk, which never takes this path.
+
+Most pairs need no path read: the next piece of the open string carries its `jsonPath` again
+(`Streamed.open_raw_path`), and a new member of the innermost open container is its `jsonPath`
+text plus one plain segment (`Streamed.parent_raw_path`, `member_segment`). Any other path is
+read by `PathReader` and written by `JsonPathWriter.feed`.
 """
 
 from __future__ import annotations
