@@ -185,7 +185,16 @@ _specs = st.builds(
 
 def _serialize(specs: list[_Spec], endings: list[bytes], bom: bool) -> tuple[bytes, list[ServerSentEvent]]:
     """The stream bytes and the events a correct decoder must produce from them."""
+    stream, expected, _ = _serialize_marked(specs, endings, bom)
+    return stream, expected
+
+
+def _serialize_marked(
+    specs: list[_Spec], endings: list[bytes], bom: bool
+) -> tuple[bytes, list[ServerSentEvent], list[int]]:
+    """`_serialize`, and where each event's blank line ending starts: the byte that dispatches it."""
     out = bytearray(BOM if bom else b"")
+    dispatched_at: list[int] = []
     expected: list[ServerSentEvent] = []
     previous = b""
     count = 0
@@ -210,10 +219,11 @@ def _serialize(specs: list[_Spec], endings: list[bytes], bom: bool) -> tuple[byt
             line(f"id: {spec.id}")
         for data in spec.datas:
             line(f"data: {data}")
+        dispatched_at.append(len(out))
         line("")
         last_id = spec.id if spec.id is not None else last_id
         expected.append(ServerSentEvent("\n".join(spec.datas), event=spec.event, id=last_id, offset=offset))
-    return bytes(out), expected
+    return bytes(out), expected, dispatched_at
 
 
 def _chunks(stream: bytes, cuts: list[int]) -> list[bytes]:
@@ -276,6 +286,124 @@ class TestAnyChunking:
         """Dropping the last terminator (and maybe the last line ending) loses no event at close."""
         stream, expected = _serialize(specs, [b"\n"], bom=False)
         assert _decode(*_chunks(stream[:-drop], cuts)) == expected
+
+    @settings(max_examples=200, deadline=None)
+    @given(
+        specs=st.lists(_specs, min_size=1, max_size=5),
+        endings=st.lists(st.sampled_from([b"\n", b"\r\n", b"\r"]), min_size=1, max_size=3),
+        cuts=_cuts,
+    )
+    def test_each_event_comes_out_of_the_feed_that_receives_its_blank_line(
+        self, specs: list[_Spec], endings: list[bytes], cuts: list[int]
+    ) -> None:
+        """No event waits for a later chunk (a held block included): the first byte of its blank line dispatches it."""
+        stream, expected, dispatched_at = _serialize_marked(specs, endings, bom=False)
+        decoder = SseDecoder()
+        fed = 0
+        received: list[tuple[range, ServerSentEvent]] = []  # the stream bytes of the feed that gave each event
+        for chunk in _chunks(stream, cuts):
+            received += [(range(fed, fed + len(chunk)), event) for event in decoder.feed(chunk)]
+            fed += len(chunk)
+
+        assert [event for _, event in received] == expected
+        assert all(at in chunk for (chunk, _), at in zip(received, dispatched_at, strict=True))
+
+
+class TestHeldBlocks:
+    """The start of a block cut by a chunk boundary is held whole and decoded when its blank line arrives."""
+
+    def test_a_held_block_gives_its_event_when_the_blank_line_arrives(self) -> None:
+        decoder = SseDecoder()
+
+        assert decoder.feed(b"event: a\ndata: 1") == []
+        assert decoder.feed(b"\n") == []
+        assert decoder.feed(b"\n") == [ServerSentEvent("1", event="a", offset=0)]
+
+    def test_offset_counts_the_complete_lines_of_a_held_block(self) -> None:
+        decoder = SseDecoder()
+        decoder.feed(b"data: 0\n\nevent: a\ndata: 1")
+        assert decoder.offset == 18
+        decoder.feed(b"\n")
+        assert decoder.offset == 26
+
+    def test_the_cr_of_a_crlf_blank_line_dispatches_before_its_lf_arrives(self) -> None:
+        decoder = SseDecoder()
+
+        assert decoder.feed(b"data: 1\r\n\r") == [ServerSentEvent("1", offset=0)]
+        assert decoder.offset == 10
+        assert decoder.feed(b"\ndata: 2\r\n\r\n") == [ServerSentEvent("2", offset=11)]
+
+    def test_bare_cr_line_endings_after_a_partial_line_are_not_held(self) -> None:
+        """Only LF and CRLF blocks are held; a CR ending a line elsewhere is decoded line by line now."""
+        assert SseDecoder().feed(b"data: 1\r\rdata: 2") == [ServerSentEvent("1", offset=0)]
+
+    def test_bare_cr_line_endings_after_an_event_line_are_not_held(self) -> None:
+        assert SseDecoder().feed(b"event: a\r\ndata: 1\r\rdata: 2") == [ServerSentEvent("1", event="a", offset=0)]
+
+    def test_a_held_block_is_decoded_at_close(self) -> None:
+        decoder = SseDecoder()
+
+        assert decoder.feed(b"event: a\r\ndata: 1\r\n") == []
+        assert decoder.close() == [ServerSentEvent("1", event="a", offset=0)]
+
+    def test_a_held_block_whose_data_line_grows_long_hands_the_line_over_uncopied(self) -> None:
+        spans: list[tuple[type, bytes | None, int]] = []
+
+        class Spans(SseDecoder):
+            def emit_span(
+                self, data: bytes | bytearray, start: int, stop: int, event: bytes | None, offset: int, out: list[Any]
+            ) -> None:
+                spans.append((type(data), event, stop - start))
+
+        long = b"x" * (LONG_LINE + 5)
+        stream = b"data: 0\n\nevent: big\ndata: " + long + b"\n\ndata: after\n\n"
+        decoder = Spans()
+        events = [event for part in _chunks(stream, list(range(0, len(stream), 1000))) for event in decoder.feed(part)]
+
+        assert spans == [(bytearray, b"big", len(long))]
+        assert events == [ServerSentEvent("0", offset=0), ServerSentEvent("after", offset=len(stream) - 13)]
+
+    @pytest.mark.parametrize("size", [LONG_LINE - 100, 4 * LONG_LINE])
+    @pytest.mark.parametrize("chunk", [1, 1000])
+    def test_a_frame_in_small_chunks_is_scanned_a_bounded_number_of_times(self, size: int, chunk: int) -> None:
+        """Linear under any chunking: the bytes handed to the block decoder stay within 4x the stream."""
+        scanned: list[int] = []
+
+        class Counting(SseDecoder):
+            def _decode(self, data: bytes, out: list[Any]) -> int:
+                scanned.append(len(data))
+                return super()._decode(data, out)
+
+        stream = b"event: e\ndata: " + b"y" * size + b"\n\n" + b"event: e\ndata: {}\n\n" * 50
+        decoder = Counting()
+        events = [event for part in _chunks(stream, list(range(0, len(stream), chunk))) for event in decoder.feed(part)]
+
+        assert len(events) == 51
+        assert sum(scanned) <= 4 * len(stream)
+
+
+_long_value = st.sampled_from([0, 3, LONG_LINE - 9, LONG_LINE - 8, LONG_LINE, LONG_LINE + 1, LONG_LINE + 40])
+
+
+class TestLongLinesInAnyChunking:
+    @settings(max_examples=40, deadline=None)
+    @given(
+        blocks=st.lists(st.tuples(st.none() | st.sampled_from(["e", "big"]), _long_value), min_size=1, max_size=3),
+        ending=st.sampled_from([b"\n", b"\r\n"]),
+        cuts=st.lists(st.integers(0, 3 * LONG_LINE + 200), max_size=30),
+    )
+    def test_long_and_short_blocks_give_the_same_events_however_the_bytes_are_chunked(
+        self, blocks: list[tuple[str | None, int]], ending: bytes, cuts: list[int]
+    ) -> None:
+        stream = b""
+        expected: list[ServerSentEvent] = []
+        for event, size in blocks:
+            data = "é" * (size // 2) + "x" * (size % 2)
+            expected.append(ServerSentEvent(data, event=event, offset=len(stream)))
+            head = b"" if event is None else f"event: {event}".encode() + ending
+            stream += head + b"data: " + data.encode() + ending + ending
+
+        assert _decode(*_chunks(stream, cuts)) == expected
 
 
 class TestLongLines:
