@@ -42,8 +42,11 @@ class SseDecoder:
     __slots__ = ("_consumed", "_data", "_event", "_event_offset", "_id", "_pending", "_skip_lf", "_started")
 
     def __init__(self) -> None:
-        self._pending = bytearray()
-        """The start of an incomplete block, or (line by line) an incomplete line, held for the next chunk."""
+        self._pending: bytes | bytearray = b""
+        """The start of an incomplete block, or (line by line) an incomplete line, held for the next chunk.
+
+        Bytes as it is cut; a `bytearray` once a chunk that ends no line is appended to it.
+        """
         self._consumed = 0
         self._skip_lf = False
         self._started = False
@@ -77,38 +80,41 @@ class SseDecoder:
                 if not chunk:
                     return out
         pending = self._pending
-        if pending:
-            line_end = _line_end(chunk, 0, len(chunk))
-            if line_end < 0:  # the held line goes on: nothing to decode yet
-                pending += chunk
-                return out
-            if self._started and len(pending) + line_end >= LONG_LINE:
-                chunk = self._long_line(chunk, line_end + 1, out)
-                if not chunk:
-                    return out
-                data = chunk
-            else:
-                pending += chunk
-                data = bytes(pending)
-                pending.clear()
-        else:
+        if not pending:
             data = chunk
+        elif 10 not in chunk and 13 not in chunk:  # the held line goes on: nothing to decode yet
+            if type(pending) is bytes:
+                self._pending = pending = bytearray(pending)  # appended to in place from now on
+            pending += chunk
+            return out
+        else:
+            rest = self._long_line(chunk, out) if self._started and len(pending) + len(chunk) > LONG_LINE else None
+            if rest is None:
+                data = (pending if type(pending) is bytes else bytes(pending)) + chunk
+                self._pending = b""
+            elif rest:
+                data = rest
+            else:
+                return out
         if not self._started:
             data = self._strip_bom(data)
             if not self._started:
                 return out
         position = self._decode(data, out)
         if position < len(data):
-            self._pending += data[position:]
+            self._pending = data[position:]
         return out
 
-    def _long_line(self, chunk: bytes, end: int, out: list[Any]) -> bytes:
-        """End the long held line with `chunk[:end]`, hand the line over whole; the rest of `chunk`."""
+    def _long_line(self, chunk: bytes, out: list[Any]) -> bytes | None:
+        """End a long held line with `chunk` and hand it over whole: the rest of `chunk`; None when not long."""
+        end = _line_end(chunk, 0, len(chunk)) + 1
+        if len(self._pending) + end <= LONG_LINE:
+            return None
         if chunk[end - 1] == 13 and chunk[end : end + 1] == b"\n":
             end += 1
-        line = self._pending
+        line = self._pending if type(self._pending) is bytearray else bytearray(self._pending)
         line += chunk[:end]
-        self._pending = bytearray()
+        self._pending = b""
         self._all_lines(line, out)
         rest = chunk[end:]
         if self._skip_lf and rest:
@@ -122,7 +128,7 @@ class SseDecoder:
         """End of stream: an unterminated last line and an undispatched event still count."""
         out: list[Any] = []
         remainder = bytes(self._pending)
-        self._pending.clear()
+        self._pending = b""
         if not self._started and remainder.startswith(_BOM):
             remainder = remainder[3:]
             self._consumed += 3
@@ -154,7 +160,7 @@ class SseDecoder:
         """Consume every complete block and line of `data`; the position of the incomplete rest."""
         position = 0
         end = len(data)
-        plain_lf = b"\r" not in data
+        plain_lf = 13 not in data  # (`b"\r" in` tries the operand as an int first, raising inside)
         while position < end:
             if self._event_offset is None:
                 position = self._blocks(data, position, plain_lf, out)
