@@ -158,7 +158,7 @@ def frame_batches(
                 yield (FrameError(f"a frame must be an object, got {describe(item)}"),)
             else:
                 chunks = chunks or ChunkDecoder(restated)
-                data = _as_bytes(item) or b""
+                data = item if type(item) is bytes else _as_bytes(item) or b""
                 if len(data) <= _SLICE:  # a network chunk: no generator per chunk
                     yield chunks.feed(data)
                 else:
