@@ -121,8 +121,11 @@ class JsonPathWriter:
         return "".join(out)
 
     def feed_member(self, segment: Segment, value: Any, is_string: bool, will_continue: bool) -> str | None:
-        """`feed` for a pair whose path is the innermost open container's plus `segment`, when that
-        container takes it as its next member (None, and nothing changed, when it does not)."""
+        """`feed` without a path walk, for the next member of the innermost open container (else None).
+
+        The pair's path is that container's plus `segment`; when the container does not take it
+        as its next member, nothing changes and the caller takes the general way.
+        """
         stack = self._stack
         if self._late is not None or not stack:
             return None

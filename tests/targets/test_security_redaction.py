@@ -156,6 +156,12 @@ class TestEverySpellingIsRedacted:
         assert encoded.endswith("\\70")
         assert Redactor(["12345678"]).text(f"{encoded}0 and {encoded}8") == f"{REDACTED}0 and {REDACTED}8"
 
+    def test_an_octal_escape_above_377_is_also_read_modulo_256(self) -> None:
+        """PHP and Python bytes read `\\550` as byte 0x68 (`h`): that reading is searched too."""
+        encoded = "".join(f"\\{byte + 256:o}" for byte in b"hunter2.secret")
+        assert encoded.startswith("\\550\\565")
+        assert Redactor(["hunter2.secret"]).text(f"key {encoded}!") == f"key {REDACTED}!"
+
     def test_a_digit_that_every_reader_takes_into_the_escape_spells_another_byte(self) -> None:
         """`\\1` then `5` is `\\15` in C, Python and JavaScript: the text no longer holds that secret."""
         secret = "secret!\x01"

@@ -7,7 +7,10 @@ import json
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+
+import pytest
 
 from toolwire.agent import Agent
 from toolwire.deltas import StepFinished
@@ -16,6 +19,7 @@ from toolwire.testing.scripted import SCRIPTED_CLIENT, ScriptedAdapter, call
 from toolwire.testing.scripted import answer as model_answer
 from toolwire.tools import create_tool
 from toolwire.ui import UIChat
+from toolwire.ui._running import RunningResponses
 
 from .test_chat import as_message, user_body
 
@@ -138,12 +142,80 @@ def test_a_response_that_does_not_end_holds_the_next_request_only_for_the_settle
 
 
 def test_a_response_of_another_chat_holds_no_request() -> None:
-    chat, adapter = chat_of("sync", settle_timeout=3600)
+    chat, adapter = chat_of("sync", settle_timeout=30)
+    waited: list[bool] = []
+    wait = chat.responses.wait
+    chat.responses.wait = lambda key, timeout: waited.append(wait(key, timeout)) or waited[-1]  # type: ignore[method-assign]
     first = chat.sse(user_body(chat_id="chat-1", text="Research tides"))
     until_waiting(first)
     try:
-        other = list(chat.sse(user_body(chat_id="chat-2", text="Hello")))  # would wait an hour behind chat-1
+        other = list(chat.sse(user_body(chat_id="chat-2", text="Hello")))
     finally:
         first.close()  # type: ignore[attr-defined]
+    assert waited == [True, True]  # nothing in progress for chat-1 when it started, nor for chat-2 after
     assert json.loads(other[-2][len(b"data: ") :])["type"] == "finish"
     assert adapter.requests[2]["messages"] == [{"role": "user", "content": [{"type": "text", "text": "Hello"}]}]
+
+
+def test_a_response_whose_save_fails_still_lets_the_next_request_go() -> None:
+    chat, _ = chat_of("async", settle_timeout=30)
+    store = chat.store
+    failures: list[str] = []
+
+    def failing_save(key: str, record: dict[str, Any]) -> None:
+        failures.append(key)
+        raise OSError("the store is down")
+
+    async def scenario() -> bool:
+        turn = await chat.aprepare(user_body(text="Research tides"))
+        chunks = turn.achunks()
+        async for chunk in chunks:
+            if chunk["type"] == "text-end":  # the run waits for its task; the browser leaves
+                break
+        chat.store.save = failing_save  # type: ignore[method-assign]
+        with pytest.raises(OSError, match="the store is down"):
+            await chunks.aclose()  # type: ignore[attr-defined]
+        chat.store.save = store.save  # type: ignore[method-assign]
+        return await chat.responses.await_ended("chat-1", 30)
+
+    assert asyncio.run(scenario()) is True
+    assert failures == ["chat-1"]
+
+
+def test_waiting_coroutines_hold_no_thread_of_the_loop() -> None:
+    """The response waited for may need the loop's executor (sync tools, DNS): waiting must leave it free."""
+    responses = RunningResponses()
+
+    async def scenario() -> tuple[str, list[bool]]:
+        loop = asyncio.get_running_loop()
+        loop.set_default_executor(ThreadPoolExecutor(max_workers=1))
+        token = responses.begin("chat-1")
+        waiting = [asyncio.create_task(responses.await_ended("chat-1", 30)) for _ in range(3)]
+        await asyncio.sleep(0)
+        ran = await loop.run_in_executor(None, lambda: "ran")
+        responses.end("chat-1", token)
+        return ran, list(await asyncio.gather(*waiting))
+
+    assert asyncio.run(scenario()) == ("ran", [True, True, True])
+
+
+def test_a_wait_that_runs_out_says_so() -> None:
+    responses = RunningResponses()
+    responses.begin("chat-1")
+    assert asyncio.run(responses.await_ended("chat-1", 0.01)) is False
+    assert responses.wait("chat-1", 0.01) is False
+    assert responses.wait("chat-2", 0.01) is True
+
+
+def test_sync_prepare_on_an_event_loop_does_not_wait() -> None:
+    """Blocking the loop would keep the response waited for from ending: the wait is skipped there."""
+    chat, _ = chat_of("sync", settle_timeout=30)
+    waits: list[str] = []
+    chat.responses.wait = lambda key, timeout: bool(waits.append(key)) or True  # type: ignore[method-assign]
+
+    async def on_the_loop() -> None:
+        chat.prepare(user_body(text="Research tides"))
+
+    asyncio.run(on_the_loop())
+    chat.prepare(user_body(text="Research tides"))
+    assert waits == ["chat-1"]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import bisect
 import functools
+import itertools
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -30,17 +31,28 @@ from typing import Any, NamedTuple
 REDACTED = "[redacted]"
 MIN_ENCODED_SECRET = 8
 MAX_DECODINGS = 3
-_ENCODED = re.compile(
+_ENCODED_TEMPLATE = (
     # Starting with the character class lets the regex engine skip plain text quickly.
     r"[%\\&](?:"
     r"(?<=%)(?P<percent>[0-9A-Fa-f]{2}(?:%[0-9A-Fa-f]{2})*)"
     r"|(?<=\\)(?:x(?P<byte>[0-9A-Fa-f]{2}(?:\\x[0-9A-Fa-f]{2})*)"
     r"|u(?P<utf16>[0-9A-Fa-f]{4}(?:\\u[0-9A-Fa-f]{4})*)"
     r"|U(?P<wide>[0-9A-Fa-f]{8}(?:\\U[0-9A-Fa-f]{8})*)"
-    r"|(?P<octal>(?:[0-3][0-7]{0,2}|[4-7][0-7]?)(?:\\(?:[0-3][0-7]{0,2}|[4-7][0-7]?))*)"
+    r"|(?P<octal>OCTAL(?:\\OCTAL)*)"
     r"|(?P<short>[\"'\\/nrtbf]))"
     r"|(?<=&)(?P<entity>#[0-9]{1,8}|#[xX][0-9A-Fa-f]{1,8}|amp|lt|gt|quot|apos);)"
 )
+_OCTAL = r"(?:[0-3][0-7]{0,2}|[4-7][0-7]?)"
+"""An octal escape as JavaScript (and C, for a byte) reads it: three digits only up to `\\377`."""
+_MASKED_OCTAL = r"[0-7]{1,3}"
+"""An octal escape as Python bytes (until 3.12) and PHP read it: three digits, modulo 256."""
+_ENCODED = {
+    masked: re.compile(_ENCODED_TEMPLATE.replace("OCTAL", _MASKED_OCTAL if masked else _OCTAL))
+    for masked in (False, True)
+}
+_OCTAL_ESCAPE = {masked: re.compile("\\\\" + (_MASKED_OCTAL if masked else _OCTAL)) for masked in (False, True)}
+_WIDE_OCTAL = re.compile(r"\\[4-7][0-7]{2}")
+"""An escape the two readings read differently (`\\600`: `\\60` then `0`, or byte 0x80)."""
 _MARKERS = re.compile(r"[%\\&]")
 _NAMED = {"amp": "&", "lt": "<", "gt": ">", "quot": '"', "apos": "'"}
 _ENCODING_ALPHABET = frozenset("%\\&#;xu0123456789abcdef" + "amplgtquos")
@@ -88,7 +100,7 @@ class _Level:
         return source if first else source + 1
 
 
-def _decoded(level: _Level, alphabet: frozenset[str]) -> _Level | None:
+def _decoded(level: _Level, alphabet: frozenset[str], masked: bool) -> _Level | None:
     """The next level, or None when nothing in `level` is encoded.
 
     Only runs that decode to a character of `alphabet` (what the secrets' spellings and the
@@ -103,9 +115,9 @@ def _decoded(level: _Level, alphabet: frozenset[str]) -> _Level | None:
     pieces: list[Piece] = []
     last = length = 0
     new_runs = False
-    for match in _ENCODED.finditer(text):
+    for match in _ENCODED[masked].finditer(text):
         run = match.group()
-        decoded, folded = _short_run(run) if len(run) <= _CACHED_RUN else _run(run)
+        decoded, folded = _short_run(run, masked) if len(run) <= _CACHED_RUN else _run(run, masked)
         if alphabet.isdisjoint(folded):
             continue
         plain = text[last : match.start()]
@@ -128,9 +140,9 @@ Segment = tuple[str, int, int, int]
 """(decoded text, start in the run, end in the run, stride) of part of one encoded run."""
 
 
-def _run(run: str) -> tuple[tuple[Segment, ...], str]:
+def _run(run: str, masked: bool) -> tuple[tuple[Segment, ...], str]:
     """One encoded run's decoded segments, and their folded text."""
-    segments = tuple(_segments(run))
+    segments = tuple(_segments(run, masked))
     return segments, _fold("".join(chars for chars, _, _, _ in segments))
 
 
@@ -139,7 +151,7 @@ _short_run = functools.lru_cache(maxsize=4096)(_run)
 """`_run` for short runs, which repeat (`\\"`, `%20`, `&amp;`)."""
 
 
-def _segments(run: str) -> Iterator[Segment]:
+def _segments(run: str, masked: bool) -> Iterator[Segment]:
     if run[0] == "%" or run[1] == "x":
         width = 3 if run[0] == "%" else 4
         data = bytes.fromhex("".join(run[i + width - 2 : i + width] for i in range(0, len(run), width)))
@@ -160,7 +172,7 @@ def _segments(run: str) -> Iterator[Segment]:
     elif run[1] == "U":
         yield "".join(_code_point(int(run[i + 2 : i + 10], 16)) for i in range(0, len(run), 10)), 0, len(run), 10
     elif run[1] in _OCTAL_DIGITS:
-        yield from _octal_segments(run)
+        yield from _octal_segments(run, masked)
     elif run[1] == "u":
         units = [int(run[i + 2 : i + 6], 16) for i in range(0, len(run), 6)]
         joined = "".join(map(chr, units)).encode("utf-16", "surrogatepass").decode("utf-16", "surrogatepass")
@@ -177,17 +189,16 @@ def _segments(run: str) -> Iterator[Segment]:
 
 
 _OCTAL_DIGITS = frozenset("01234567")
-_OCTAL_ESCAPE = re.compile(r"\\(?:[0-3][0-7]{0,2}|[4-7][0-7]?)")
 
 
-def _octal_segments(run: str) -> Iterator[Segment]:
-    """C and Python octal escapes (`\\123`): bytes, read as UTF-8 where they are.
+def _octal_segments(run: str, masked: bool) -> Iterator[Segment]:
+    """C, JavaScript, Python and PHP octal escapes (`\\123`): bytes, read as UTF-8 where they are.
 
-    An escape takes three digits only up to `\\377` (JavaScript's rule, and C's for a byte):
-    `\\600` is `\\60` then a `0`, as a browser reads it.
+    `\\600` is `\\60` then a `0` as JavaScript reads it, byte 0x80 as PHP and Python bytes
+    read it (`masked`): the text is searched both ways when it holds such an escape.
     """
-    escapes = [(m.start(), m.end()) for m in _OCTAL_ESCAPE.finditer(run)]
-    data = bytes(int(run[start + 1 : end], 8) for start, end in escapes)
+    escapes = [(m.start(), m.end()) for m in _OCTAL_ESCAPE[masked].finditer(run)]
+    data = bytes(int(run[start + 1 : end], 8) & 0xFF for start, end in escapes)
     try:
         chars = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -212,12 +223,22 @@ def _entity(name: str) -> str:
 
 
 def _levels(text: str, alphabet: frozenset[str]) -> Iterator[_Level]:
+    """Each decoding of `text`, and of its octal escapes read the other way when some read two ways."""
+    wide = False
+    for level in _reading(text, alphabet, masked=False):
+        wide = wide or _WIDE_OCTAL.search(level.text) is not None
+        yield level
+    if wide:
+        yield from itertools.islice(_reading(text, alphabet, masked=True), 1, None)
+
+
+def _reading(text: str, alphabet: frozenset[str], masked: bool) -> Iterator[_Level]:
     level: _Level | None = _Level(text, [], [], None)
     for _ in range(MAX_DECODINGS + 1):
         if level is None:
             return
         yield level
-        level = _decoded(level, alphabet) if level.may_decode else None
+        level = _decoded(level, alphabet, masked) if level.may_decode else None
 
 
 def _fold(text: str) -> str:

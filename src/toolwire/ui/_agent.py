@@ -120,7 +120,7 @@ class RunAgent:
         return {t.task_id: (t.call.tool_call_id, t.call.tool_name, t.status != "completed") for t in ended}
 
     def leftover_background(self) -> dict[str, Any] | None:
-        """Tasks left by a run that does not pause (stopped, failed): cancelled, exported so for the next request."""
+        """Tasks left by a run that does not pause (stopped, failed): cancelled, exported as such for the next."""
         background = self.agent.background
         if self.agent.result().paused or not background.active:
             return None

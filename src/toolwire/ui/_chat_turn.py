@@ -125,8 +125,10 @@ class ChatTurn:
             async for chunk in chunks:
                 yield chunk
         finally:
-            await chunks.aclose()
-            self.chat.responses.end(self.key, ended)
+            try:
+                await chunks.aclose()
+            finally:  # even when saving failed: the next request must not wait for nothing
+                self.chat.responses.end(self.key, ended)
 
     def _chunks(self) -> Iterator[Chunk]:
         yield from self.stream.start()

@@ -19,6 +19,7 @@ to end, so a stopped run's leftovers are saved before the next request reads the
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -77,15 +78,17 @@ class UIChat:
     def prepare(self, body: Any) -> ChatTurn:
         """Read a request body and set up its run (answers applied, except card presses).
 
-        Blocks while the chat's response before it winds down (see `settle_timeout`); from a
-        coroutine, `respond` and `asse` wait without blocking the event loop.
+        Blocks while the chat's response before it winds down (see `settle_timeout`), except on
+        an event loop's thread, where that response could not end: from a coroutine, use
+        `aprepare` (or `respond`, `asse`), which waits without blocking the loop.
 
         Raises:
             ChatRequestError: an invalid body (400) or answers the saved run refuses (409).
         """
         request = self._read(body)
         key = self.key(request)
-        self.responses.wait(key, self.settle_timeout)
+        if not _on_event_loop():
+            self.responses.wait(key, self.settle_timeout)
         return self._set_up(request, key)
 
     async def aprepare(self, body: Any) -> ChatTurn:
@@ -183,7 +186,7 @@ class UIChat:
         return Response(status_code=204)
 
     def sse(self, body: Any) -> Iterator[bytes]:
-        """The response body for a request (sync agent client); framework-free.
+        """The response body for a request (sync agent client); framework-free; call it off the event loop.
 
         Raises:
             ChatRequestError: see `prepare`.
@@ -214,3 +217,12 @@ def _refuse_moving_on(request: ChatRequest, paused: Mapping[str, Any]) -> None:
             f"tool call {unanswered[0]!r} has no result, and the run still waits for it in message "
             f"{paused.get('messageId')!r}: answer it (or regenerate that message) before sending a new one",
         )
+
+
+def _on_event_loop() -> bool:
+    """Whether this thread runs an event loop (blocking it would stall the responses on it)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
