@@ -87,6 +87,9 @@ SPELLINGS: dict[str, Callable[[str], str]] = {
     "Python \\U escapes of every character": lambda s: "".join(f"\\U{ord(c):08x}" for c in s),
     "octal escapes of every byte (C, Python)": lambda s: "".join(f"\\{b:03o}" for b in s.encode()),
     "octal escapes without leading zeros": lambda s: "".join(f"\\{b:o}" for b in s.encode()),
+    "octal escapes above 377, read modulo 256 (PHP, Python bytes)": lambda s: "".join(
+        f"\\{b + 256:o}" for b in s.encode()
+    ),
 }
 
 
